@@ -1,0 +1,177 @@
+"""The `duelcheck` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from duelcheck import __version__
+from duelcheck.errors import InputError, InternalError
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+DEFAULT_OUT = Path("counterexamples") / "traces"
+
+
+def _die(message: str, code: int) -> None:
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input: one line on stderr, exit 2. An uncertified trace: an internal error, exit 4."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            _die(f"duelcheck: {exc}", EXIT_INPUT)
+        except InternalError as exc:
+            _die(f"duelcheck: internal error (not a verdict): {exc}", EXIT_INTERNAL)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+@click.group()
+@click.version_option(__version__, prog_name="duelcheck")
+def main() -> None:
+    """duelcheck: a model checker for the turn rules of the Yu-Gi-Oh! TCG."""
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
+    if not enabled:
+        yield lambda msg: None
+        return
+    console = Console(stderr=True)
+    with console.status("checking") as status:
+        yield lambda msg: status.update(msg)
+
+
+def _select(names: tuple[str, ...]) -> list[Any]:
+    from duelcheck.properties import BY_NAME, PROPERTIES
+
+    if not names:
+        return list(PROPERTIES)
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise InputError(f"--property: unknown property {unknown[0]!r}; expected one of {', '.join(BY_NAME)}")
+    return [BY_NAME[n] for n in dict.fromkeys(names)]
+
+
+@main.command()
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="TOML file of rule parameters.")
+@click.option("--depth", type=click.IntRange(0, 200), default=None, help="Bound for bounded model checking.")
+@click.option("--property", "names", multiple=True, help="Check only this property (repeatable).")
+@click.option("--out", type=click.Path(file_okay=False), default=str(DEFAULT_OUT), help="Folder for trace files.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--no-proofs", is_flag=True, help="Skip the induction proofs; check invariants by BMC alone.")
+@_guard
+def check(rules_file: str | None, depth: int | None, names: tuple[str, ...], out: str, fmt: str, no_proofs: bool) -> None:
+    """Check the properties under the rules; write a trace for every violation and witness."""
+    from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
+    from duelcheck.rules import load_rules
+
+    rules = load_rules(rules_file)
+    props = _select(names)
+    bound = DEFAULT_DEPTH if depth is None else depth
+    with _progress(fmt == "text" and sys.stderr.isatty()) as progress:
+        checker = Checker(rules, bound, Path(out), progress, prove=not no_proofs)
+        report = checker.run(props)
+        checker.write(report)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        _print_table(report)
+    sys.exit(report.exit_code)
+
+
+def _print_table(report: Any) -> None:
+    console = Console(highlight=False)
+    changed = report.rules.changed()
+    rules_line = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official defaults"
+    console.print(f"duelcheck {__version__}   rules: {rules_line}   bound: {report.depth}")
+    table = Table(show_edge=False, pad_edge=False)
+    for col in ("property", "kind", "verdict", "bound", "length", "seconds", "engine"):
+        table.add_column(col, justify="right" if col in ("bound", "length", "seconds") else "left")
+    colors = {"holds": "green", "found": "green", "violated": "red", "not-found": "red", "unknown": "yellow"}
+    for r in report.results:
+        bound = "all" if r.proved else str(r.bound)
+        length = "" if r.length is None else str(r.length)
+        verdict = f"[{colors[r.verdict]}]{r.verdict}[/]"
+        table.add_row(r.label, r.kind, verdict, bound, length, f"{r.seconds:.1f}", r.engine)
+    console.print(table)
+    for r in report.results:
+        if r.note and r.verdict in ("violated", "unknown", "not-found"):
+            console.print(f"  {r.label}: {r.note}")
+    bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown")]
+    summary = f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"
+    console.print(summary)
+    for r in report.results:
+        if r.trace_path and r.verdict == "violated":
+            console.print(f"  trace: {r.trace_path}   (duelcheck show {r.trace_path})")
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def properties(fmt: str) -> None:
+    """List every property with its kind and clause."""
+    from duelcheck.properties import PROPERTIES
+
+    rows = [
+        {
+            "property": p.name,
+            "kind": p.kind,
+            "clause": p.clause,
+            "meaning": p.doc,
+            "cases": [c.label for c in p.checks if c.label],
+        }
+        for p in PROPERTIES
+    ]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for col in ("property", "kind", "clause", "meaning"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(row["property"], row["kind"], row["clause"], row["meaning"])
+    Console(highlight=False).print(table)
+
+
+@main.command()
+@click.argument("trace_file", type=click.Path(dir_okay=False))
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the trace).")
+@_guard
+def show(trace_file: str, rules_file: str | None) -> None:
+    """Print a trace: per step the action, its parameters, the clause, and what changed."""
+    from duelcheck.counterexamples.itf import itf_to_trace, load_json
+    from duelcheck.counterexamples.view import render
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.rules import load_rules, rules_from_mapping
+
+    path = Path(trace_file)
+    data = load_json(path)
+    if rules_file:
+        rules = load_rules(rules_file)
+    else:
+        meta = data.get("#meta", {}) if isinstance(data, dict) else {}
+        rules = rules_from_mapping(meta.get("rules", {}) if isinstance(meta, dict) else {}, f"{path}: #meta.rules")
+    ts = TransitionSystem(rules)
+    trace = itf_to_trace(ts, data, str(path))
+    meta = data.get("#meta", {})
+    title = f"{meta.get('description', path.name)}   ({len(trace)} steps)"
+    click.echo(render(trace, title))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

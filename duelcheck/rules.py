@@ -1,0 +1,104 @@
+"""Rule parameters: the knobs researchers turn. Defaults are today's official rules."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from duelcheck.errors import InputError
+
+
+class Rules(BaseModel):
+    """One set of rule parameters. Unknown keys and wrong types are errors."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    first_turn_draw: bool = Field(False, description="6.3.1: the first player draws on turn 1")
+    first_turn_battle: bool = Field(False, description="6.3.4: the first player may conduct a Battle Phase on turn 1")
+    main_phase_2: bool = Field(True, description="6.3.5: Main Phase 2 exists")
+    main_phase_2_requires_battle_phase: bool = Field(
+        True, description="6.3.5: Main Phase 2 only follows a Battle Phase"
+    )
+    chain_speed_check: bool = Field(True, description="seed 000: a response must be speed 2+ and >= the link it answers")
+    hand_limit: int = Field(6, ge=0, le=60, description="6.3.6: hand size at the end of the End Phase")
+    normal_summons_per_turn: int = Field(1, ge=0, le=9, description="6.3.5: Normal Summons or Sets per turn")
+    zero_atk_battle_destroys: bool = Field(False, description="6.3.4.3.3.1: two 0-ATK monsters destroy each other")
+    monster_zones: int = Field(5, ge=1, le=5, description="Main Monster Zones per player")
+    spell_trap_zones: int = Field(5, ge=1, le=5, description="Spell & Trap Zones per player")
+    starting_lp: int = Field(
+        8000, ge=100, le=20000, multiple_of=100, description="Life Points at the start of the duel"
+    )
+    starting_hand: int = Field(5, ge=0, le=20, description="cards each player draws before the duel")
+    deck_size: int = Field(40, ge=0, le=100, description="cards in each main deck")
+    chain_links: int = Field(5, ge=1, le=7, description="model bound: the longest chain the model holds")
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.starting_hand > self.deck_size:
+            raise ValueError("starting_hand must not exceed deck_size")
+
+    def changed(self) -> dict[str, Any]:
+        """The parameters that differ from the official defaults."""
+        base = Rules()
+        return {k: v for k, v in self.model_dump().items() if getattr(base, k) != v}
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "official": {},
+    # Master Rule 1-3 era and Goat format: the first player draws on turn 1.
+    "goat": {"first_turn_draw": True},
+    # Speed Duel: 3 zones, 4000 LP, 4-card hand, 20-card deck, no Main Phase 2.
+    "speed": {
+        "monster_zones": 3,
+        "spell_trap_zones": 3,
+        "starting_lp": 4000,
+        "starting_hand": 4,
+        "deck_size": 20,
+        "main_phase_2": False,
+    },
+}
+
+
+def _fail(path: str, key: str, msg: str) -> InputError:
+    return InputError(f"{path}: {key}: {msg}")
+
+
+def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
+    """Validate a mapping of rule parameters; an optional `preset` key starts from a named preset."""
+    data = dict(data)
+    preset = data.pop("preset", "official")
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise _fail(path, "preset", f"expected one of {', '.join(sorted(PRESETS))}")
+    merged = {**PRESETS[preset], **data}
+    try:
+        return Rules(**merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(file)"
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key; expected one of {', '.join(Rules.model_fields)}"
+        else:
+            field = Rules.model_fields.get(key)
+            want = field.annotation.__name__ if field and field.annotation is not None else "a valid value"
+            msg = f"{err['msg']} (expected {want})"
+        raise _fail(path, key, msg) from None
+    except ValueError as exc:  # cross-field checks
+        raise _fail(path, "(file)", str(exc)) from None
+
+
+def load_rules(path: str | Path | None) -> Rules:
+    """Load rule parameters from a TOML file; None gives the official rules."""
+    if path is None:
+        return Rules()
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read the rule file ({exc.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{p}: not valid TOML ({exc})") from None
+    return rules_from_mapping(data, str(p))

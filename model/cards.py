@@ -1,0 +1,117 @@
+"""Vocabulary of the model: phases and steps, card kinds, spell speeds, effects.
+
+Every table here cites the clause of the seed texts it comes from.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Phase(IntEnum):
+    """Phases and steps of a turn, in the order of 6.3 (the Damage Step split into its five timings)."""
+
+    DRAW = 0  # 6.3.1
+    STANDBY = 1  # 6.3.2
+    MAIN1 = 2  # 6.3.3
+    BATTLE_START = 3  # 6.3.4.1 Start Step
+    BATTLE_STEP = 4  # 6.3.4.2 Battle Step
+    DMG_START = 5  # 6.3.4.3.1 start of the Damage Step
+    DMG_BEFORE = 6  # 6.3.4.3.2 before damage calculation
+    DMG_DURING = 7  # 6.3.4.3.3 during damage calculation
+    DMG_AFTER = 8  # 6.3.4.3.4 after damage calculation
+    DMG_END = 9  # 6.3.4.3.5 end of the Damage Step
+    BATTLE_END = 10  # 6.3.4.4 End Step
+    MAIN2 = 11  # 6.3.5
+    END = 12  # 6.3.6
+
+
+BATTLE_PHASE = (
+    Phase.BATTLE_START,
+    Phase.BATTLE_STEP,
+    Phase.DMG_START,
+    Phase.DMG_BEFORE,
+    Phase.DMG_DURING,
+    Phase.DMG_AFTER,
+    Phase.DMG_END,
+    Phase.BATTLE_END,
+)
+DAMAGE_STEP = (Phase.DMG_START, Phase.DMG_BEFORE, Phase.DMG_DURING, Phase.DMG_AFTER, Phase.DMG_END)
+MAIN_PHASES = (Phase.MAIN1, Phase.MAIN2)
+
+
+class Kind(IntEnum):
+    """What is activated: a Spell or Trap card type, or a monster effect type (seed 000, spell speeds)."""
+
+    NORMAL_SPELL = 0
+    QUICK_SPELL = 1
+    CONT_SPELL = 2
+    EQUIP_SPELL = 3
+    FIELD_SPELL = 4
+    RITUAL_SPELL = 5
+    NORMAL_TRAP = 6
+    CONT_TRAP = 7
+    COUNTER_TRAP = 8
+    IGNITION = 9
+    TRIGGER = 10
+    FLIP = 11
+    QUICK_EFFECT = 12
+
+
+SPELLS = (Kind.NORMAL_SPELL, Kind.QUICK_SPELL, Kind.CONT_SPELL, Kind.EQUIP_SPELL, Kind.FIELD_SPELL, Kind.RITUAL_SPELL)
+TRAPS = (Kind.NORMAL_TRAP, Kind.CONT_TRAP, Kind.COUNTER_TRAP)
+# Cards that stay on the field after they resolve (and do nothing if they left it first).
+STAYS_ON_FIELD = (Kind.CONT_SPELL, Kind.EQUIP_SPELL, Kind.FIELD_SPELL, Kind.CONT_TRAP)
+
+# seed 000, spell speeds: speed 1 Normal/Equip/Field/Ritual Spells and Ignition/Trigger/Flip effects;
+# speed 2 Quick-Play Spells, Normal and Continuous Traps, Quick effects; speed 3 Counter Traps.
+SPEED: dict[Kind, int] = {
+    Kind.NORMAL_SPELL: 1,
+    Kind.QUICK_SPELL: 2,
+    Kind.CONT_SPELL: 1,
+    Kind.EQUIP_SPELL: 1,
+    Kind.FIELD_SPELL: 1,
+    Kind.RITUAL_SPELL: 1,
+    Kind.NORMAL_TRAP: 2,
+    Kind.CONT_TRAP: 2,
+    Kind.COUNTER_TRAP: 3,
+    Kind.IGNITION: 1,
+    Kind.TRIGGER: 1,
+    Kind.FLIP: 1,
+    Kind.QUICK_EFFECT: 2,
+}
+
+
+class Effect(IntEnum):
+    """The abstract effect catalogue: one effect per Spell/Trap card."""
+
+    NONE = 0  # a Continuous card whose effect only applies while it is face-up
+    DESTROY_CARD = 1  # destroy one targeted card on the field
+    DESTROY_ALL_MONSTERS = 2  # destroy every monster on the field
+    SPECIAL_SUMMON = 3  # Special Summon a monster from the hand to its controller's field
+    CHANGE_ATK = 4  # change a targeted face-up monster's ATK
+    NEGATE = 5  # negate the activation this link answers
+    SKIP_BP = 6  # the opponent skips their next Battle Phase
+    DRAW = 7  # the controller draws a card
+    NEGATE_ATTACK = 8  # only at an attack declaration: negate the attack
+    SKIP_MAIN1 = 9  # the opponent skips their next Main Phase 1
+
+
+TARGETED = (Effect.DESTROY_CARD, Effect.CHANGE_ATK)
+
+# ATK, DEF and LP are held in units of 100 points (every printed value is a multiple of 100);
+# traces and logs show real points.
+POINTS = 100
+# Monster stats a card can have (0 to 3000); ATK changes move by 500 or 1000, clamped to [0, 9000].
+STAT_VALUES = (0, 5, 10, 15, 20, 25, 30)
+ATK_CHANGES = (-10, -5, 5, 10)
+ATK_CAP = 90
+
+DIRECT = 5  # attack target: the opponent directly
+STOP = 6  # replay choice: stop the attack
+HAND = 7  # activation source: from the hand
+
+# Choice made by the turn player when Main Phase 1 ends (6.3.3).
+TO_BATTLE = 0
+TO_MAIN2 = 1
+TO_END = 2

@@ -1,0 +1,806 @@
+"""The turn rules as guarded actions, each written once and citing its clause.
+
+An action body reads the pre-state `s`, its parameters `a`, and writes the successor `n`:
+`n.require(cond, reason)` adds a guard conjunct (the reason is what a judge would say when it
+fails), `n.set(...)` writes a field, and `with n.when(cond):` makes the writes and requirements
+inside it conditional. The same body runs on concrete values (replay, simulation) and on Z3 terms
+(bounded model checking, proofs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from duelcheck.model.cards import (
+    ATK_CAP,
+    ATK_CHANGES,
+    DAMAGE_STEP,
+    DIRECT,
+    HAND,
+    MAIN_PHASES,
+    SPEED,
+    SPELLS,
+    STAT_VALUES,
+    STAYS_ON_FIELD,
+    STOP,
+    TARGETED,
+    TO_BATTLE,
+    TO_END,
+    TO_MAIN2,
+    TRAPS,
+    Effect,
+    Kind,
+    Phase,
+)
+from duelcheck.model.state import PARAMS, Builder, State
+from duelcheck.model.kit import Val
+
+
+class Params:
+    """An action's parameters: attribute access to concrete values or Z3 terms."""
+
+    def __init__(self, values: dict[str, Val]):
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Val:  # parameters an action does not use read as 0 (False)
+        spec = PARAMS.get(name)
+        if spec is None:
+            raise AttributeError(name)
+        return False if spec.sort == "bool" else 0
+
+
+Body = Callable[[State, Params, Builder], None]
+Candidates = Callable[[State], Iterable[dict[str, int]]]
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    clause: str
+    doc: str
+    params: tuple[str, ...]
+    body: Body
+    candidates: Candidates = field(compare=False)
+
+
+ACTIONS: list[Action] = []
+
+
+def action(name: str, clause: str, params: tuple[str, ...], candidates: Candidates) -> Callable[[Body], Body]:
+    def register(fn: Body) -> Body:
+        ACTIONS.append(Action(name, clause, (fn.__doc__ or "").strip(), params, fn, candidates))
+        return fn
+
+    return register
+
+
+# -- shared conditions ------------------------------------------------------------------------
+
+
+def live(s: State) -> Val:
+    return s.g("winner") == 0
+
+
+def must_draw(s: State) -> Val:
+    """6.3.1: the turn player draws at the start of the Draw Phase, except the first player on turn 1."""
+    return s.k.or_(s.g("turn") > 1, s.r.first_turn_draw)
+
+
+def draw_pending(s: State) -> Val:
+    return s.k.and_(s.g("phase") == Phase.DRAW, s.k.not_(s.g("drew")), must_draw(s))
+
+
+def replay_due(s: State) -> Val:
+    """6.3.4.2.1: once the chain in progress has resolved, the attacker must choose a new target or stop."""
+    k = s.k
+    return k.and_(s.g("replay"), s.g("attacking"), s.g("chain_len") == 0, k.not_(s.g("resolving")))
+
+
+def require_can_act(s: State, n: Builder, p: Val) -> None:
+    """Player p holds priority in a state where players act (6.3)."""
+    k = s.k
+    n.require(live(s), "the duel is over")
+    n.require(s.g("prio") == p, "6.3: the player does not hold priority")
+    n.require(k.not_(s.g("resolving")), "seed 000: no activation while a chain resolves")
+    n.require(k.not_(s.g("discarding")), "6.3.6: the turn player is discarding to the hand limit")
+    n.require(k.not_(draw_pending(s)), "6.3.1: nothing is done in the Draw Phase before the normal draw")
+    n.require(k.not_(replay_due(s)), "6.3.4.2.1: the attacking player must first choose a new target or stop")
+
+
+def require_open_main(s: State, n: Builder) -> None:
+    """6.3.3: the turn player, holding priority with an empty chain in a Main Phase."""
+    k = s.k
+    require_can_act(s, n, s.tp)
+    n.require(s.is_phase(*MAIN_PHASES), "6.3.3: this is done only in the turn player's Main Phase")
+    n.require(s.g("chain_len") == 0, "6.3.3: this is done only while no chain is open")
+    n.require(k.not_(s.g("attacking")), "6.3.3: no attack is in progress in a Main Phase")
+
+
+def speed(s: State, kind: Val) -> Val:
+    """seed 000, spell speeds."""
+    return s.k.sel([SPEED[Kind(i)] for i in range(len(Kind))], kind, w=4)
+
+
+def first_free(s: State, flags: list[Val]) -> tuple[Val, Val]:
+    """Whether a zone is free, and the lowest free zone (the zone a card goes to is immaterial here)."""
+    k = s.k
+    idx: Val = len(flags) - 1
+    for z in range(len(flags) - 2, -1, -1):
+        idx = k.ite(k.not_(flags[z]), z, idx, w=4)
+    return k.or_(*(k.not_(f) for f in flags)), idx
+
+
+def winner_if_loses(s: State, p: Val) -> Val:
+    """The value of `winner` when player p loses."""
+    return s.k.ite(p == 0, 2, 1, w=4)
+
+
+# -- field changes shared by several rules -----------------------------------------------------
+
+MONSTER_FIELDS = ("m_occ", "m_up", "m_def", "m_atk", "m_defv", "m_fresh", "m_moved", "m_decl", "m_doomed")
+SPELL_FIELDS = ("s_occ", "s_up", "s_kind", "s_eff", "s_fresh")
+LINK_FIELDS = ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_neg", "c_gone")
+
+
+def clear(n: Builder, fields: Iterable[str], *idx: Val) -> None:
+    for f in fields:
+        n.set(f, *idx, n.schema[f].zero())
+
+
+def end_attack(n: Builder) -> None:
+    n.set("attacking", False)
+    n.set("replay", False)
+    n.set("at_decl", False)
+
+
+def monster_count_changed(n: Builder, p: Val) -> None:
+    """6.3.4.2.1 replay: a monster left or joined the opponent's field in the Battle Step after a declaration."""
+    k = n.k
+    in_battle_step = k.and_(n.g("phase") == Phase.BATTLE_STEP, n.g("attacking"))
+    with n.when(k.and_(in_battle_step, p != n.tp)):
+        n.set("replay", True)
+
+
+def to_graveyard(n: Builder, p: Val, z: Val) -> None:
+    """The monster in zone z of player p goes to its owner's Graveyard."""
+    clear(n, MONSTER_FIELDS, p, z)
+    n.add("gy", p, 1)
+
+
+def monster_left(n: Builder, p: Val, z: Val) -> None:
+    """What a monster leaving the field means for an attack in progress."""
+    k = n.k
+    monster_count_changed(n, p)
+    attacking = n.g("attacking")
+    # 6.3.4.2: the attacker left the field: the attack cannot go on and no Damage Step follows.
+    with n.when(k.and_(attacking, p == n.tp, z == n.g("atk_zone"))):
+        end_attack(n)
+    # 6.3.4.3.3: the battle target left during the Damage Step: no damage calculation.
+    with n.when(k.and_(attacking, n.is_phase(*DAMAGE_STEP), p != n.tp, z == n.g("atk_tgt"))):
+        end_attack(n)
+
+
+def destroy_monster(n: Builder, p: Val, z: Val) -> None:
+    """A monster is destroyed by an effect."""
+    with n.when(n.g("m_occ", p, z)):
+        monster_left(n, p, z)
+        to_graveyard(n, p, z)
+
+
+def destroy_all_monsters(n: Builder) -> None:
+    """Every monster on the field is destroyed at once."""
+    k = n.k
+    tp = n.tp
+    opp_had = n.monsters(n.other(tp)) > 0
+    mine_had = n.monsters(tp) > 0
+    for p in (0, 1):
+        for z in range(n.r.monster_zones):
+            with n.when(n.g("m_occ", p, z)):
+                to_graveyard(n, p, z)
+    with n.when(opp_had):
+        monster_count_changed(n, n.other(tp))  # 6.3.4.2.1 replay
+    with n.when(k.and_(mine_had, n.g("attacking"))):
+        end_attack(n)  # the attacker was destroyed too
+
+
+def destroy_spell(n: Builder, p: Val, z: Val) -> None:
+    """A Spell/Trap leaves the field; a chain link of that card now resolves without its card."""
+    k = n.k
+    with n.when(n.g("s_occ", p, z)):
+        clear(n, SPELL_FIELDS, p, z)
+        n.add("gy", p, 1)
+        for j in range(n.r.chain_links):
+            on_chain = k.and_(j < n.g("chain_len"), n.g("c_owner", j) == p, n.g("c_zone", j) == z)
+            with n.when(on_chain):
+                n.set("c_gone", j, True)
+
+
+def place_monster(n: Builder, p: Val, atk: Val, defv: Val, defense: Val, up: Val) -> None:
+    """A monster enters player p's field (a Normal Summon, a Set or a Special Summon)."""
+    free, z = first_free(n, n.row("m_occ", p))
+    n.require(free, "the player has no free Monster Zone")
+    n.set("m_occ", p, z, True)
+    n.set("m_up", p, z, up)
+    n.set("m_def", p, z, defense)
+    n.set("m_atk", p, z, atk)
+    n.set("m_defv", p, z, defv)
+    n.set("m_fresh", p, z, True)
+    monster_count_changed(n, p)
+
+
+def enter_phase(n: Builder, phase: Val) -> None:
+    """6.3: each phase and step begins with the turn player holding priority."""
+    n.set("phase", phase)
+    n.set("prio", n.tp)
+    n.set("passed", False)
+
+
+def next_turn(n: Builder) -> None:
+    """6.3.6: after the End Phase the other player's turn begins with their Draw Phase."""
+    r = n.r
+    n.set("turn", n.g("turn") + 1)
+    n.set("phase", Phase.DRAW)
+    n.set("prio", n.tp)  # tp is derived from the turn number just written
+    n.set("passed", False)
+    n.set("drew", False)
+    n.set("nsum", 0)
+    n.set("bp_done", False)
+    n.set("discarding", False)
+    for p in (0, 1):
+        for z in range(r.monster_zones):
+            for f in ("m_fresh", "m_moved", "m_decl"):
+                n.set(f, p, z, False)
+        for z in range(r.spell_trap_zones):
+            n.set("s_fresh", p, z, False)
+
+
+def leave_main1(n: Builder, choice: Val) -> None:
+    """6.3.3: when Main Phase 1 ends the turn player chooses the Battle Phase or the End Phase."""
+    k, r, tp = n.k, n.r, n.tp
+    n.require(k.one_of(choice, (TO_BATTLE, TO_MAIN2, TO_END)), "6.3.3: choose the Battle Phase or the End Phase")
+    with n.when(choice == TO_BATTLE):
+        n.require(
+            k.or_(n.g("turn") > 1, r.first_turn_battle),
+            "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1",
+        )
+        skipped = n.g("skip_bp", tp)
+        with n.when(skipped):  # seed 000: a skipped Battle Phase leads to the End Phase, never to Main Phase 2
+            n.set("skip_bp", tp, False)
+            enter_phase(n, Phase.END)
+        with n.when(k.not_(skipped)):
+            n.set("bp_done", True)
+            enter_phase(n, Phase.BATTLE_START)  # 6.3.4: the Battle Phase starts with the Start Step
+    with n.when(choice == TO_MAIN2):
+        n.require(
+            k.and_(r.main_phase_2, k.not_(r.main_phase_2_requires_battle_phase)),
+            "6.3.5: Main Phase 2 only follows a Battle Phase",
+        )
+        enter_phase(n, Phase.MAIN2)
+    with n.when(choice == TO_END):
+        enter_phase(n, Phase.END)
+
+
+def damage_calculation(n: Builder) -> None:
+    """6.3.4.3.3 the battle damage table; 6.3.4.3.3.1 battles of 0 ATK."""
+    k, r, tp = n.k, n.r, n.tp
+    opp = n.other(tp)
+    a = n.g("m_atk", tp, n.g("atk_zone"))
+    tz = n.g("atk_tgt")
+    direct = tz == DIRECT
+    t_atk, t_def, t_is_def = n.g("m_atk", opp, tz), n.g("m_defv", opp, tz), n.g("m_def", opp, tz)
+    with n.when(n.g("attacking")):
+        with n.when(direct):  # a direct attack deals damage equal to the attacker's ATK
+            n.add("lp", opp, -a)
+        with n.when(k.and_(k.not_(direct), k.not_(t_is_def))):  # ATK against ATK
+            with n.when(a > t_atk):  # the higher destroys the lower; its controller takes the difference
+                n.set("m_doomed", opp, tz, True)
+                n.add("lp", opp, t_atk - a)
+            with n.when(a < t_atk):
+                n.set("m_doomed", tp, n.g("atk_zone"), True)
+                n.add("lp", tp, a - t_atk)
+            # equal and not 0: both destroyed, no damage; 0 against 0: nothing (6.3.4.3.3.1)
+            with n.when(k.and_(a == t_atk, k.or_(a != 0, r.zero_atk_battle_destroys))):
+                n.set("m_doomed", opp, tz, True)
+                n.set("m_doomed", tp, n.g("atk_zone"), True)
+        with n.when(k.and_(k.not_(direct), t_is_def)):  # ATK against DEF
+            with n.when(a > t_def):  # higher ATK destroys, no damage
+                n.set("m_doomed", opp, tz, True)
+            with n.when(a < t_def):  # lower ATK: the attacker's controller takes the difference
+                n.add("lp", tp, a - t_def)
+        for p in (0, 1):  # LP at 0 or less ends the duel
+            with n.when(k.and_(n.g("lp", p) <= 0, n.g("winner") == 0)):
+                n.set("winner", winner_if_loses(n, p))
+
+
+def advance(n: Builder, choice: Val) -> None:
+    """6.3: both players passed in succession with an empty chain: the phase or step ends."""
+    k, r, tp = n.k, n.r, n.tp
+    ph = n.g("phase")
+    decides = k.or_(ph == Phase.MAIN1, k.and_(ph == Phase.STANDBY, n.g("skip_m1", tp)))
+    with n.when(k.not_(decides)):
+        n.require(choice == 0, "only the end of Main Phase 1 offers a choice")
+    with n.when(ph == Phase.DRAW):  # 6.3.1
+        enter_phase(n, Phase.STANDBY)
+    with n.when(ph == Phase.STANDBY):  # 6.3.2; seed 000: Main Phase 1 skipped
+        with n.when(n.g("skip_m1", tp)):
+            n.set("skip_m1", tp, False)
+            leave_main1(n, choice)
+        with n.when(k.not_(n.g("skip_m1", tp))):
+            enter_phase(n, Phase.MAIN1)
+    with n.when(ph == Phase.MAIN1):
+        leave_main1(n, choice)
+    with n.when(ph == Phase.BATTLE_START):  # 6.3.4.1
+        enter_phase(n, Phase.BATTLE_STEP)
+    with n.when(ph == Phase.BATTLE_STEP):  # 6.3.4.2: to the Damage Step if an attack goes on, else the End Step
+        n.set("at_decl", False)
+        enter_phase(n, k.ite(n.g("attacking"), int(Phase.DMG_START), int(Phase.BATTLE_END), w=4))
+    with n.when(ph == Phase.DMG_START):  # 6.3.4.3.1 -> 6.3.4.3.2: a face-down target is turned face-up
+        enter_phase(n, Phase.DMG_BEFORE)
+        tz = n.g("atk_tgt")
+        with n.when(k.and_(n.g("attacking"), tz != DIRECT)):
+            n.set("m_up", n.other(tp), tz, True)
+    with n.when(ph == Phase.DMG_BEFORE):  # 6.3.4.3.2 -> 6.3.4.3.3
+        enter_phase(n, Phase.DMG_DURING)
+    with n.when(ph == Phase.DMG_DURING):  # 6.3.4.3.3 -> 6.3.4.3.4
+        damage_calculation(n)
+        enter_phase(n, Phase.DMG_AFTER)
+    with n.when(ph == Phase.DMG_AFTER):  # 6.3.4.3.4 -> 6.3.4.3.5
+        enter_phase(n, Phase.DMG_END)
+    with n.when(ph == Phase.DMG_END):  # 6.3.4.3.5: battle-destroyed monsters go to the Graveyard
+        for p in (0, 1):
+            for z in range(r.monster_zones):
+                with n.when(n.g("m_doomed", p, z)):
+                    to_graveyard(n, p, z)
+        end_attack(n)
+        enter_phase(n, Phase.BATTLE_STEP)
+    with n.when(ph == Phase.BATTLE_END):  # 6.3.4.4 -> 6.3.5
+        enter_phase(n, Phase.MAIN2 if r.main_phase_2 else Phase.END)
+    with n.when(ph == Phase.MAIN2):  # 6.3.5 -> 6.3.6
+        enter_phase(n, Phase.END)
+    with n.when(ph == Phase.END):  # 6.3.6: discard down to the hand limit, then the next turn
+        over = n.g("hand", tp) > r.hand_limit
+        with n.when(over):
+            n.set("discarding", True)
+        with n.when(k.not_(over)):
+            next_turn(n)
+
+
+# -- candidates: the parameter choices the concrete interpreter tries (the guard decides) -------
+
+
+def _none(s: State) -> Iterable[dict[str, int]]:
+    return ({},)
+
+
+def _stats(s: State) -> Iterator[dict[str, int]]:
+    for atk in STAT_VALUES:
+        for defv in STAT_VALUES:
+            yield {"atk": atk, "defv": defv}
+
+
+def _my_monster_zones(s: State) -> Iterator[dict[str, int]]:
+    for z in range(s.r.monster_zones):
+        yield {"zone": z}
+
+
+def _choices(s: State) -> Iterator[dict[str, int]]:
+    for c in (TO_BATTLE, TO_MAIN2, TO_END):
+        yield {"choice": c}
+
+
+def _spell_trap(s: State) -> Iterator[dict[str, int]]:
+    for kind in (*SPELLS, *TRAPS):
+        for eff in Effect:
+            yield {"kind": int(kind), "eff": int(eff)}
+
+
+def _targets(s: State, eff: int) -> Iterator[dict[str, int]]:
+    if eff not in TARGETED:
+        yield {}
+        return
+    for tp in (0, 1):
+        for z in range(s.r.monster_zones):
+            yield {"tplayer": tp, "tarea": 0, "tzone": z}
+        if eff == Effect.DESTROY_CARD:
+            for z in range(s.r.spell_trap_zones):
+                yield {"tplayer": tp, "tarea": 1, "tzone": z}
+
+
+def _activations(s: State) -> Iterator[dict[str, int]]:
+    p = s.g("prio")
+    sources: list[tuple[int, int, int]] = []
+    if s.g("hand", p) > 0:
+        sources += [(HAND, int(kind), int(eff)) for kind in SPELLS for eff in Effect]
+    for z in range(s.r.spell_trap_zones):
+        if s.g("s_occ", p, z) and not s.g("s_up", p, z):
+            sources.append((z, s.g("s_kind", p, z), s.g("s_eff", p, z)))
+    for zone, kind, eff in sources:
+        for t in _targets(s, eff):
+            yield {"zone": zone, "kind": kind, "eff": eff, **t}
+
+
+def _resolutions(s: State) -> Iterator[dict[str, int]]:
+    i = s.g("chain_len") - 1
+    eff = s.g("c_eff", i)
+    if eff == Effect.SPECIAL_SUMMON:
+        yield {}
+        for st in _stats(s):
+            for pos in (False, True):
+                yield {**st, "pos": pos}
+    elif eff == Effect.CHANGE_ATK:
+        yield {}
+        for amount in ATK_CHANGES:
+            yield {"amount": amount}
+    else:
+        yield {}
+
+
+def _attacks(s: State) -> Iterator[dict[str, int]]:
+    for z in range(s.r.monster_zones):
+        for t in (*range(s.r.monster_zones), DIRECT):
+            yield {"zone": z, "tzone": t}
+
+
+def _reselections(s: State) -> Iterator[dict[str, int]]:
+    for t in (*range(s.r.monster_zones), DIRECT, STOP):
+        yield {"tzone": t}
+
+
+# -- the actions ------------------------------------------------------------------------------
+
+
+@action("normal_draw", "6.3.1", (), _none)
+def normal_draw(s: State, a: Params, n: Builder) -> None:
+    """The turn player draws one card at the start of the Draw Phase; with an empty deck, they lose."""
+    k, tp = s.k, s.tp
+    n.require(live(s), "the duel is over")
+    n.require(s.g("phase") == Phase.DRAW, "6.3.1: the normal draw is made in the Draw Phase")
+    n.require(k.not_(s.g("drew")), "6.3.1: the turn player draws only one card in the Draw Phase")
+    n.require(must_draw(s), "6.3.1: the player who goes first does not draw on turn 1")
+    n.set("drew", True)
+    empty = s.g("deck", tp) == 0
+    with n.when(empty):  # 6.3.1: a player who must draw from an empty deck loses the duel
+        n.set("winner", winner_if_loses(s, tp))
+    with n.when(k.not_(empty)):
+        n.add("deck", tp, -1)
+        n.add("hand", tp, 1)
+
+
+@action("pass", "6.3", ("choice",), _choices)
+def pass_(s: State, a: Params, n: Builder) -> None:
+    """The player holding priority passes; after two passes in succession the chain resolves or the step ends."""
+    k = s.k
+    p = s.g("prio")
+    require_can_act(s, n, p)
+    second = s.g("passed")
+    with n.when(k.not_(second)):
+        n.require(a.choice == 0, "only the end of Main Phase 1 offers a choice")
+        n.set("passed", True)
+        n.set("prio", s.other(p))
+    with n.when(second):
+        chain = s.g("chain_len") > 0
+        with n.when(chain):  # seed 000: both passed: the chain resolves, last link first
+            n.require(a.choice == 0, "only the end of Main Phase 1 offers a choice")
+            n.set("resolving", True)
+            n.set("passed", False)
+        with n.when(k.not_(chain)):
+            advance(n, a.choice)
+
+
+@action("normal_summon", "6.3.5", ("atk", "defv"), _stats)
+def normal_summon(s: State, a: Params, n: Builder) -> None:
+    """Normal Summon a monster from the hand in face-up Attack Position."""
+    summon_or_set(s, a, n, defense=False, up=True)
+
+
+@action("set_monster", "6.3.5", ("atk", "defv"), _stats)
+def set_monster(s: State, a: Params, n: Builder) -> None:
+    """Set a monster from the hand in face-down Defense Position."""
+    summon_or_set(s, a, n, defense=True, up=False)
+
+
+def summon_or_set(s: State, a: Params, n: Builder, defense: bool, up: bool) -> None:
+    k, r, tp = s.k, s.r, s.tp
+    require_open_main(s, n)
+    n.require(
+        s.g("nsum") < r.normal_summons_per_turn,
+        f"6.3.5: only {r.normal_summons_per_turn} Normal Summon or Set per turn, across Main Phase 1 and 2",
+    )
+    n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
+    n.require(k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)), "ATK and DEF from the catalogue")
+    n.add("hand", tp, -1)
+    n.add("nsum", 1)
+    n.set("passed", False)
+    place_monster(n, tp, a.atk, a.defv, defense, up)
+
+
+@action("flip_summon", "6.3.3", ("zone",), _my_monster_zones)
+def flip_summon(s: State, a: Params, n: Builder) -> None:
+    """Flip Summon a face-down monster to face-up Attack Position; not on the turn it was Set."""
+    k, tp, z = s.k, s.tp, a.zone
+    require_open_main(s, n)
+    n.require(z < s.r.monster_zones, "no such Monster Zone")
+    n.require(s.g("m_occ", tp, z), "6.3.3: there is no monster in that zone")
+    n.require(k.not_(s.g("m_up", tp, z)), "6.3.3: only a face-down monster is Flip Summoned")
+    n.require(k.not_(s.g("m_fresh", tp, z)), "6.3.3: a monster cannot be Flip Summoned on the turn it was Set")
+    n.require(k.not_(s.g("m_moved", tp, z)), "seed 000: its battle position already changed this turn")
+    n.set("m_up", tp, z, True)
+    n.set("m_def", tp, z, False)
+    n.set("m_moved", tp, z, True)
+    n.set("passed", False)
+
+
+@action("change_position", "6.3.3", ("zone",), _my_monster_zones)
+def change_position(s: State, a: Params, n: Builder) -> None:
+    """Change a face-up monster's battle position: once per turn, not the turn it arrived, not after it attacked."""
+    k, tp, z = s.k, s.tp, a.zone
+    require_open_main(s, n)
+    n.require(z < s.r.monster_zones, "no such Monster Zone")
+    n.require(s.g("m_occ", tp, z), "6.3.3: there is no monster in that zone")
+    n.require(s.g("m_up", tp, z), "seed 000: a face-down monster changes position only by a Flip Summon")
+    n.require(
+        k.not_(s.g("m_fresh", tp, z)),
+        "seed 000: the monster in zone {zone} was summoned or Set this turn and cannot change its battle position",
+    )
+    n.require(k.not_(s.g("m_moved", tp, z)), "seed 000: a monster changes its battle position once per turn")
+    n.require(
+        k.not_(s.g("m_decl", tp, z)),
+        "seed 000: the monster in zone {zone} declared an attack this turn and cannot change its battle position",
+    )
+    n.set("m_def", tp, z, k.not_(s.g("m_def", tp, z)))
+    n.set("m_moved", tp, z, True)
+    n.set("passed", False)
+
+
+@action("set_spell_trap", "seed 000", ("kind", "eff"), _spell_trap)
+def set_spell_trap(s: State, a: Params, n: Builder) -> None:
+    """Set a Spell or Trap from the hand face-down; as many as free zones allow."""
+    k, tp = s.k, s.tp
+    require_open_main(s, n)
+    n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
+    n.require(k.one_of(a.kind, (*SPELLS, *TRAPS)), "only a Spell or a Trap is Set in a Spell & Trap Zone")
+    n.require(k.one_of(a.eff, tuple(Effect)), "an effect from the catalogue")
+    free, z = first_free(s, s.row("s_occ", tp))
+    n.require(free, "seed 000: no free Spell & Trap Zone")
+    n.add("hand", tp, -1)
+    n.set("s_occ", tp, z, True)
+    n.set("s_kind", tp, z, a.kind)
+    n.set("s_eff", tp, z, a.eff)
+    n.set("s_fresh", tp, z, True)
+    n.set("passed", False)
+
+
+@action("activate", "seed 000", ("zone", "kind", "eff", "tplayer", "tarea", "tzone"), _activations)
+def activate(s: State, a: Params, n: Builder) -> None:
+    """Activate a Spell from the hand or a Set Spell/Trap, as a new chain link."""
+    k, r, tp = s.k, s.r, s.tp
+    p = s.g("prio")
+    require_can_act(s, n, p)
+    length = s.g("chain_len")
+    n.require(length < r.chain_links, f"model bound: the chain holds at most {r.chain_links} links")
+    from_hand = a.zone == HAND
+    kind, eff = a.kind, a.eff
+    n.require(k.one_of(eff, tuple(Effect)), "an effect from the catalogue")
+    with n.when(from_hand):
+        n.require(k.one_of(kind, SPELLS), "a Trap must be Set before it is activated; only Spells from the hand")
+        n.require(s.g("hand", p) > 0, "the player has no card in hand")
+        n.require(
+            k.or_(kind != Kind.QUICK_SPELL, p == tp),
+            "a Quick-Play Spell is activated from the hand only in its controller's own turn",
+        )
+    free, hand_zone = first_free(s, s.row("s_occ", p))
+    with n.when(k.not_(from_hand)):
+        n.require(a.zone < r.spell_trap_zones, "no such Spell & Trap Zone")
+        n.require(k.and_(s.g("s_occ", p, a.zone), k.not_(s.g("s_up", p, a.zone))), "no Set card in that zone")
+        n.require(k.and_(kind == s.g("s_kind", p, a.zone), eff == s.g("s_eff", p, a.zone)), "the Set card's kind")
+        n.require(
+            k.not_(k.and_(s.g("s_fresh", p, a.zone), k.one_of(kind, (*TRAPS, Kind.QUICK_SPELL)))),
+            "a Trap or a Set Quick-Play Spell cannot be activated on the turn it was Set (zone {zone})",
+        )
+    with n.when(from_hand):
+        n.require(free, "no free Spell & Trap Zone for the Spell")
+    sp = speed(s, kind)
+    with n.when(sp == 1):  # 6.3.3: speed 1 only by the turn player in their Main Phase
+        n.require(k.and_(p == tp, s.is_phase(*MAIN_PHASES)), "a speed-1 card is activated only in its owner's Main Phase")
+        n.require(k.not_(s.g("attacking")), "a speed-1 card is activated only in an open Main Phase")
+    top_kind = s.g("c_kind", length - 1)
+    if r.chain_speed_check:  # seed 000: a response is speed 2 or more and at least the speed of the link it answers
+        with n.when(length > 0):
+            n.require(sp >= 2, "seed 000: a speed-1 card cannot be activated as a chain link 2 or higher")
+            n.require(sp >= speed(s, top_kind), "seed 000: a response must be at least the speed of the link it answers")
+    with n.when(s.is_phase(*DAMAGE_STEP)):  # 6.3.4.3: Damage Step activations
+        n.require(
+            k.or_(
+                kind == Kind.COUNTER_TRAP,
+                eff == Effect.NEGATE,
+                k.and_(eff == Effect.CHANGE_ATK, s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)),
+            ),
+            "6.3.4.3: in the Damage Step only Counter Traps, negating effects, and ATK/DEF changes up to before "
+            "damage calculation can be activated",
+        )
+    with n.when(eff == Effect.NEGATE):
+        n.require(length > 0, "seed 000: a negating effect answers an activation on the chain")
+    with n.when(eff == Effect.NEGATE_ATTACK):
+        n.require(
+            k.and_(s.g("at_decl"), s.g("attacking")),
+            "6.3.4.2: a card that can only be activated at an attack declaration (not on a replay re-selection)",
+        )
+    # targets are chosen on activation
+    tpl, tar, tz = a.tplayer, a.tarea, a.tzone
+    zone = k.ite(from_hand, hand_zone, a.zone, w=4)
+    with n.when(eff == Effect.DESTROY_CARD):
+        with n.when(tar == 0):
+            n.require(k.and_(tz < r.monster_zones, s.g("m_occ", tpl, tz)), "the target is a monster on the field")
+        with n.when(tar == 1):
+            n.require(
+                k.and_(tz < r.spell_trap_zones, s.g("s_occ", tpl, tz), k.not_(k.and_(tpl == p, tz == zone))),
+                "the target is another Spell/Trap on the field",
+            )
+    with n.when(eff == Effect.CHANGE_ATK):
+        n.require(
+            k.and_(tar == 0, tz < r.monster_zones, s.g("m_occ", tpl, tz), s.g("m_up", tpl, tz)),
+            "the target is a face-up monster",
+        )
+    with n.when(k.not_(k.one_of(eff, TARGETED))):
+        n.require(k.and_(tpl == 0, tar == 0, tz == 0), "this effect takes no target")
+    with n.when(from_hand):
+        n.add("hand", p, -1)
+        n.set("s_occ", p, zone, True)
+        n.set("s_kind", p, zone, kind)
+        n.set("s_eff", p, zone, eff)
+    n.set("s_up", p, zone, True)
+    n.set("s_fresh", p, zone, False)
+    for name, value in zip(LINK_FIELDS, (p, kind, eff, zone, tpl, tar, tz, False, False), strict=True):
+        n.set(name, length, value)
+    n.set("chain_len", length + 1)
+    n.set("prio", s.other(p))  # seed 000: after each new link the other player may respond
+    n.set("passed", False)
+
+
+@action("resolve", "seed 000", ("atk", "defv", "pos", "amount"), _resolutions)
+def resolve(s: State, a: Params, n: Builder) -> None:
+    """Resolve the last link of the chain (last in, first out)."""
+    k, r = s.k, s.r
+    n.require(live(s), "the duel is over")
+    n.require(s.g("resolving"), "seed 000: a chain resolves only after both players pass")
+    length = s.g("chain_len")
+    n.require(length > 0, "no chain to resolve")
+    i = length - 1
+    owner, kind, eff, zone = s.g("c_owner", i), s.g("c_kind", i), s.g("c_eff", i), s.g("c_zone", i)
+    tpl, tar, tz = s.g("c_tp", i), s.g("c_ta", i), s.g("c_tz", i)
+    negated, gone = s.g("c_neg", i), s.g("c_gone", i)
+    # seed 000 example: a card that must stay on the field does nothing once it has left it.
+    applies = k.and_(k.not_(negated), k.not_(k.and_(gone, k.one_of(kind, STAYS_ON_FIELD))))
+    free, _ = first_free(s, s.row("m_occ", owner))
+    summons = k.and_(applies, eff == Effect.SPECIAL_SUMMON, s.g("hand", owner) > 0, free)
+    with n.when(summons):
+        n.require(k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)), "ATK and DEF from the catalogue")
+    with n.when(k.not_(summons)):
+        n.require(k.and_(a.atk == 0, a.defv == 0, k.not_(a.pos)), "no monster is Special Summoned")
+    changes = k.and_(applies, eff == Effect.CHANGE_ATK, s.g("m_occ", tpl, tz), s.g("m_up", tpl, tz))
+    with n.when(changes):
+        n.require(k.one_of(a.amount, ATK_CHANGES), "an ATK change from the catalogue")
+    with n.when(k.not_(changes)):
+        n.require(a.amount == 0, "no ATK changes")
+    with n.when(applies):
+        with n.when(eff == Effect.DESTROY_CARD):
+            with n.when(tar == 0):
+                destroy_monster(n, tpl, tz)
+            with n.when(tar == 1):
+                destroy_spell(n, tpl, tz)
+        with n.when(eff == Effect.DESTROY_ALL_MONSTERS):
+            destroy_all_monsters(n)
+        with n.when(summons):  # seed 000: a Special Summon is never face-down
+            n.add("hand", owner, -1)
+            place_monster(n, owner, a.atk, a.defv, a.pos, True)
+        with n.when(changes):
+            new = k.smin(k.smax(s.g("m_atk", tpl, tz) + a.amount, 0), ATK_CAP)
+            n.set("m_atk", tpl, tz, new)
+        with n.when(eff == Effect.NEGATE):  # seed 000: the negating link negates the activation it answers
+            n.set("c_neg", i - 1, True)
+        with n.when(eff == Effect.SKIP_BP):
+            n.set("skip_bp", s.other(owner), True)
+        with n.when(eff == Effect.SKIP_MAIN1):
+            n.set("skip_m1", s.other(owner), True)
+        with n.when(eff == Effect.DRAW):
+            empty = s.g("deck", owner) == 0
+            with n.when(empty):
+                n.set("winner", winner_if_loses(s, owner))
+            with n.when(k.not_(empty)):
+                n.add("deck", owner, -1)
+                n.add("hand", owner, 1)
+        with n.when(eff == Effect.NEGATE_ATTACK):  # 6.3.4.2: a negated attack does not reach the Damage Step
+            end_attack(n)
+    # the card goes to the Graveyard, unless it is a card that stays on the field and was not negated
+    still_there = k.and_(k.not_(gone), n.g("s_occ", owner, zone))
+    with n.when(k.and_(still_there, k.or_(negated, k.not_(k.one_of(kind, STAYS_ON_FIELD))))):
+        clear(n, SPELL_FIELDS, owner, zone)
+        n.add("gy", owner, 1)
+    clear(n, LINK_FIELDS, i)
+    n.set("chain_len", i)
+    with n.when(i == 0):  # the chain has resolved: the turn player gets priority
+        n.set("resolving", False)
+        n.set("at_decl", False)
+        n.set("prio", s.tp)
+        n.set("passed", False)
+
+
+@action("declare_attack", "6.3.4.2", ("zone", "tzone"), _attacks)
+def declare_attack(s: State, a: Params, n: Builder) -> None:
+    """A face-up Attack Position monster that has not attacked this turn declares an attack."""
+    k, r, tp = s.k, s.r, s.tp
+    opp = s.other(tp)
+    z, t = a.zone, a.tzone
+    require_can_act(s, n, tp)
+    n.require(s.g("phase") == Phase.BATTLE_STEP, "6.3.4.2: attacks are declared in the Battle Step")
+    n.require(s.g("chain_len") == 0, "6.3.4.2: an attack is declared while no chain is open")
+    n.require(k.not_(s.g("attacking")), "6.3.4.2: another attack is in progress")
+    n.require(z < r.monster_zones, "no such Monster Zone")
+    n.require(
+        k.and_(s.g("m_occ", tp, z), s.g("m_up", tp, z), k.not_(s.g("m_def", tp, z))),
+        "6.3.4.2: only a face-up Attack Position monster can attack; zone {zone} holds none",
+    )
+    n.require(k.not_(s.g("m_decl", tp, z)), "6.3.4.2: the monster in zone {zone} has already declared an attack this turn")
+    has = s.monsters(opp) > 0
+    with n.when(has):
+        n.require(
+            k.and_(t < r.monster_zones, s.g("m_occ", opp, t)), "6.3.4.2: the target must be a monster the opponent controls"
+        )
+    with n.when(k.not_(has)):
+        n.require(t == DIRECT, "6.3.4.2: a direct attack only when the opponent controls no monster")
+    n.set("m_decl", tp, z, True)
+    n.set("attacking", True)
+    n.set("atk_zone", z)
+    n.set("atk_tgt", t)
+    n.set("at_decl", True)
+    n.set("replay", False)
+    n.set("passed", False)
+
+
+@action("replay_select", "6.3.4.2.1", ("tzone",), _reselections)
+def replay_select(s: State, a: Params, n: Builder) -> None:
+    """After a replay the attacker chooses a new target or stops; this is not an attack declaration."""
+    k, r, tp = s.k, s.r, s.tp
+    opp = s.other(tp)
+    t = a.tzone
+    n.require(live(s), "the duel is over")
+    n.require(s.g("phase") == Phase.BATTLE_STEP, "6.3.4.2.1: a replay happens only in the Battle Step")
+    n.require(replay_due(s), "6.3.4.2.1: no replay is due")
+    has = s.monsters(opp) > 0
+    legal_target = k.or_(
+        t == STOP,
+        k.and_(has, t < r.monster_zones, s.g("m_occ", opp, t)),
+        k.and_(k.not_(has), t == DIRECT),
+    )
+    n.require(legal_target, "6.3.4.2.1: choose a monster the opponent controls, a direct attack if none, or stop")
+    n.set("replay", False)
+    n.set("at_decl", False)  # 6.3.4.2.1: the re-selection is not an attack declaration
+    with n.when(t == STOP):  # stopping still counts as having declared an attack
+        end_attack(n)
+    with n.when(t != STOP):
+        n.set("atk_tgt", t)
+    n.set("prio", tp)
+    n.set("passed", False)
+
+
+@action("discard", "6.3.6", (), _none)
+def discard(s: State, a: Params, n: Builder) -> None:
+    """The turn player discards a card down to the hand limit; then the turn ends."""
+    r, tp = s.r, s.tp
+    n.require(live(s), "the duel is over")
+    n.require(s.g("discarding"), "6.3.6: cards are discarded to the hand limit at the end of the End Phase")
+    n.add("hand", tp, -1)
+    n.add("gy", tp, 1)
+    with n.when(s.g("hand", tp) - 1 <= r.hand_limit):
+        next_turn(n)
+
+
+ACTION_BY_NAME: dict[str, Action] = {act.name: act for act in ACTIONS}
+ACTION_CODE: dict[str, int] = {act.name: i for i, act in enumerate(ACTIONS)}
+
+
+def describe(name: str, params: dict[str, Any]) -> str:
+    inner = ", ".join(f"{k}={v}" for k, v in params.items())
+    return f"{name}({inner})"

@@ -1,0 +1,280 @@
+"""The state vector: a schema of named fields, a read-only State view, and a Builder for successors.
+
+The same State class holds concrete values or Z3 terms; the kit it carries decides which.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+import z3
+
+from duelcheck.rules import Rules
+from duelcheck.model.cards import ATK_CAP, POINTS, Effect, Kind, Phase
+from duelcheck.model.kit import CONCRETE, SYMBOLIC, Kit, Val
+
+Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    dims: tuple[int, ...]
+    sort: str  # "bool" | "int" | "enum" | "player"
+    width: int
+    doc: str
+    enum: type[IntEnum] | None = None
+    scale: int = 1  # ATK, DEF and LP are held in units of 100 points
+
+    def keys(self) -> Iterator[Key]:
+        for idx in itertools.product(*(range(d) for d in self.dims)):
+            yield (self.name, *idx)
+
+    def zero(self) -> Val:
+        return False if self.sort == "bool" else 0
+
+    def z3var(self, key: Key, tag: str) -> Any:
+        label = key[0] + "".join(f"[{i}]" for i in key[1:]) + tag
+        if self.sort == "bool":
+            return z3.Bool(label)
+        return z3.BitVec(label, self.width)
+
+
+def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
+    mz, sz, cl = r.monster_zones, r.spell_trap_zones, r.chain_links
+    B, I, E, P = "bool", "int", "enum", "player"
+    f = FieldSpec
+    return (
+        f("turn", (), I, 9, "turn number, from 1"),
+        f("phase", (), E, 4, "current phase or step (6.3)", Phase),
+        f("prio", (), P, 1, "player who may act now"),
+        f("passed", (), B, 1, "the other player passed last: a pass now ends the step or resolves the chain (6.3)"),
+        f("resolving", (), B, 1, "the chain is resolving, last in first out (seed 000)"),
+        f("discarding", (), B, 1, "the turn player is discarding to the hand limit (6.3.6)"),
+        f("winner", (), I, 4, "0 while the duel goes on; 1 + the winning player"),
+        f("drew", (), B, 1, "the turn player has made the normal draw (6.3.1)"),
+        f("nsum", (), I, 8, "Normal Summons and Sets this turn (6.3.5)"),
+        f("bp_done", (), B, 1, "a Battle Phase was entered this turn (6.3.5)"),
+        f("attacking", (), B, 1, "an attack is in progress (6.3.4.2)"),
+        f("atk_zone", (), I, 4, "zone of the attacking monster"),
+        f("atk_tgt", (), I, 4, "zone of the attack target, 5 for a direct attack"),
+        f("at_decl", (), B, 1, "the attack declaration timing is open (6.3.4.2)"),
+        f("replay", (), B, 1, "the opponent's monsters changed in the Battle Step: a replay is due (6.3.4.2.1)"),
+        f("chain_len", (), I, 4, "links on the chain"),
+        f("lp", (2,), I, 9, "Life Points", None, POINTS),
+        f("deck", (2,), I, 9, "cards in the deck"),
+        f("hand", (2,), I, 9, "cards in the hand (each unknown until played)"),
+        f("gy", (2,), I, 9, "cards in the Graveyard"),
+        f("skip_bp", (2,), B, 1, "this player's next Battle Phase is skipped"),
+        f("skip_m1", (2,), B, 1, "this player's next Main Phase 1 is skipped"),
+        f("m_occ", (2, mz), B, 1, "a monster is in the zone"),
+        f("m_up", (2, mz), B, 1, "the monster is face-up"),
+        f("m_def", (2, mz), B, 1, "the monster is in Defense Position"),
+        f("m_atk", (2, mz), I, 9, "the monster's ATK", None, POINTS),
+        f("m_defv", (2, mz), I, 9, "the monster's DEF", None, POINTS),
+        f("m_fresh", (2, mz), B, 1, "summoned or Set this turn"),
+        f("m_moved", (2, mz), B, 1, "its battle position changed this turn"),
+        f("m_decl", (2, mz), B, 1, "it declared an attack this turn"),
+        f("m_doomed", (2, mz), B, 1, "destroyed by battle, goes to the Graveyard at the end of the Damage Step"),
+        f("s_occ", (2, sz), B, 1, "a Spell/Trap is in the zone"),
+        f("s_up", (2, sz), B, 1, "the Spell/Trap is face-up"),
+        f("s_kind", (2, sz), E, 5, "the Spell/Trap's kind", Kind),
+        f("s_eff", (2, sz), E, 5, "the Spell/Trap's effect", Effect),
+        f("s_fresh", (2, sz), B, 1, "Set this turn"),
+        f("c_owner", (cl,), P, 1, "player who activated the link"),
+        f("c_kind", (cl,), E, 5, "kind of what was activated", Kind),
+        f("c_eff", (cl,), E, 5, "effect of the link", Effect),
+        f("c_zone", (cl,), I, 4, "Spell & Trap Zone of the activated card"),
+        f("c_tp", (cl,), P, 1, "target's controller"),
+        f("c_ta", (cl,), P, 1, "target's area: 0 Monster Zone, 1 Spell & Trap Zone"),
+        f("c_tz", (cl,), I, 4, "target's zone"),
+        f("c_neg", (cl,), B, 1, "the activation was negated"),
+        f("c_gone", (cl,), B, 1, "the activated card left the field before the link resolved"),
+    )
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    sort: str
+    width: int
+    lo: int = 0
+    hi: int = 1
+    scale: int = 1
+
+    def z3var(self, tag: str) -> Any:
+        return z3.Bool(self.name + tag) if self.sort == "bool" else z3.BitVec(self.name + tag, self.width)
+
+    def domain(self, var: Any) -> Any:
+        """The range a parameter variable may take (so signed comparisons never see wrapped values)."""
+        if self.sort in ("bool", "player"):
+            return True
+        return z3.And(var >= self.lo, var <= self.hi)
+
+
+PARAMS: dict[str, ParamSpec] = {
+    p.name: p
+    for p in (
+        ParamSpec("choice", "int", 4, 0, 2),
+        ParamSpec("zone", "int", 4, 0, 7),
+        ParamSpec("kind", "enum", 5, 0, len(Kind) - 1),
+        ParamSpec("eff", "enum", 5, 0, len(Effect) - 1),
+        ParamSpec("tplayer", "player", 1),
+        ParamSpec("tarea", "player", 1),
+        ParamSpec("tzone", "int", 4, 0, 7),
+        ParamSpec("atk", "int", 9, -ATK_CAP, ATK_CAP, POINTS),
+        ParamSpec("defv", "int", 9, -ATK_CAP, ATK_CAP, POINTS),
+        ParamSpec("pos", "bool", 1),
+        ParamSpec("amount", "int", 9, -ATK_CAP, ATK_CAP, POINTS),
+    )
+}
+
+
+class State:
+    """Read access to a state; concrete or symbolic according to `k`."""
+
+    __slots__ = ("k", "r", "schema", "v")
+
+    def __init__(self, k: Kit, r: Rules, schema: dict[str, FieldSpec], v: dict[Key, Val]):
+        self.k = k
+        self.r = r
+        self.schema = schema
+        self.v = v
+
+    # -- access -------------------------------------------------------------------------------
+    def g(self, name: str, *idx: Val) -> Val:
+        if all(isinstance(i, int) for i in idx):
+            key = (name, *idx)
+            if key in self.v:
+                return self.v[key]
+            return self.schema[name].zero()  # out of range: a don't-care behind a false guard
+        spec = self.schema[name]
+        pos = next(j for j, i in enumerate(idx) if not isinstance(i, int))
+        options = [self.g(name, *idx[:pos], c, *idx[pos + 1 :]) for c in range(spec.dims[pos])]
+        return self.k.sel(options, idx[pos])
+
+    def row(self, name: str, p: Val) -> list[Val]:
+        """The per-zone values of player p."""
+        return [self.g(name, p, z) for z in range(self.schema[name].dims[1])]
+
+    def count(self, flags: list[Val], width: int = 9) -> Val:
+        if not self.k.symbolic:
+            return sum(1 for f in flags if f)
+        one, zero = z3.BitVecVal(1, width), z3.BitVecVal(0, width)
+        total: Val = z3.BitVecVal(0, width)
+        for f in flags:
+            total = total + self.k.ite(f, one, zero)
+        return total
+
+    # -- derived ------------------------------------------------------------------------------
+    @property
+    def tp(self) -> Val:
+        """The turn player: player 0 plays the odd turns."""
+        turn = self.g("turn")
+        if isinstance(turn, int):
+            return 0 if turn % 2 else 1
+        return ~z3.Extract(0, 0, turn)
+
+    def other(self, p: Val) -> Val:
+        return 1 - p
+
+    def is_phase(self, *phases: Phase) -> Val:
+        return self.k.one_of(self.g("phase"), [int(p) for p in phases])
+
+    def monsters(self, p: Val) -> Val:
+        return self.count(self.row("m_occ", p))
+
+    def over(self) -> Val:
+        return self.g("winner") != 0
+
+    def copy_values(self) -> dict[Key, Val]:
+        return dict(self.v)
+
+    def edit(self) -> Builder:
+        return Builder(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and not self.k.symbolic and self.v == other.v
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.v.items(), key=lambda kv: repr(kv[0]))))
+
+
+class Rejected(Exception):
+    """Concrete evaluation stops at the first guard conjunct that fails."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Builder(State):
+    """A successor under construction: guarded (require) and conditional (when) writes."""
+
+    __slots__ = ("base", "conds", "guards")
+
+    def __init__(self, base: State):
+        super().__init__(base.k, base.r, base.schema, dict(base.v))
+        self.base = base
+        self.conds: list[Val] = []
+        self.guards: list[tuple[Val, str]] = []
+
+    def _cond(self) -> Val:
+        return self.k.and_(*self.conds) if self.conds else True
+
+    @contextmanager
+    def when(self, cond: Val) -> Iterator[None]:
+        self.conds.append(cond)
+        try:
+            yield
+        finally:
+            self.conds.pop()
+
+    def require(self, cond: Val, reason: str) -> None:
+        """A conjunct of the guard, with the clause and words a judge would use when it fails."""
+        if not self.k.symbolic:
+            if not cond and self._cond():
+                raise Rejected(reason)
+            return
+        self.guards.append((self.k.implies(self._cond(), cond) if self.conds else cond, reason))
+
+    def set(self, name: str, *idx_value: Val) -> None:
+        *idx, value = idx_value
+        cond = self._cond()
+        k = self.k
+        if not k.symbolic:
+            if cond:
+                key = (name, *idx)
+                if key in self.v:
+                    self.v[key] = value
+            return
+        spec = self.schema[name]
+        choices = [range(d) if not isinstance(i, int) else (i,) for d, i in zip(spec.dims, idx, strict=True)]
+        for combo in itertools.product(*choices):
+            key = (name, *combo)
+            if key not in self.v:
+                continue
+            here = k.and_(cond, *(i == c for i, c in zip(idx, combo, strict=True) if not isinstance(i, int)))
+            self.v[key] = k.ite(here, value, self.v[key])
+
+    def add(self, name: str, *idx_delta: Val) -> None:
+        *idx, delta = idx_delta
+        self.set(name, *idx, self.g(name, *idx) + delta)
+
+    def guard(self) -> Val:
+        return self.k.and_(*(g for g, _ in self.guards))
+
+
+
+def concrete_state(r: Rules, schema: dict[str, FieldSpec], v: dict[Key, Val]) -> State:
+    return State(CONCRETE, r, schema, v)
+
+
+def symbolic_state(r: Rules, schema: dict[str, FieldSpec], tag: str) -> State:
+    v = {key: spec.z3var(key, tag) for spec in schema.values() for key in spec.keys()}
+    return State(SYMBOLIC, r, schema, v)

@@ -1,0 +1,191 @@
+"""The transition system: initial state, concrete steps, and the symbolic transition relation.
+
+Both evaluations run the same action bodies of model/rules.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from duelcheck.rules import Rules
+from duelcheck.model.cards import POINTS, Phase
+from duelcheck.model.kit import SYMBOLIC, Val
+from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params
+from duelcheck.model.state import (
+    PARAMS,
+    FieldSpec,
+    Key,
+    Rejected,
+    State,
+    build_schema,
+    concrete_state,
+    symbolic_state,
+)
+
+
+@dataclass
+class Step:
+    """One concrete step: the action taken, its parameters, and the state it led to."""
+
+    action: str
+    params: dict[str, int]
+    state: State
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    state: State | None
+    reason: str | None  # the first guard conjunct that failed, in a judge's words
+
+
+@dataclass
+class SymStep:
+    """The symbolic copy of one transition, from `pre` to `post`."""
+
+    act: Any
+    params: dict[str, Any]
+    pre: State
+    post: State
+    relation: Any  # the transition constraint
+    guards: dict[str, Any]  # per action: its guard at this step
+
+
+class TransitionSystem:
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.fields: tuple[FieldSpec, ...] = build_schema(rules)
+        self.schema: dict[str, FieldSpec] = {f.name: f for f in self.fields}
+        self.keys: list[Key] = [key for f in self.fields for key in f.keys()]
+        self.actions: list[Action] = ACTIONS
+        self.act_width = max(1, (len(ACTIONS) - 1).bit_length())
+        self._template: SymStep | None = None
+
+    # -- concrete -----------------------------------------------------------------------------
+    def init(self) -> State:
+        r = self.rules
+        v: dict[Key, Val] = {key: self.schema[key[0]].zero() for key in self.keys}
+        v[("turn",)] = 1
+        v[("phase",)] = int(Phase.DRAW)
+        for p in (0, 1):
+            v[("lp", p)] = r.starting_lp // POINTS
+            v[("deck", p)] = r.deck_size - r.starting_hand
+            v[("hand", p)] = r.starting_hand
+        return concrete_state(r, self.schema, v)
+
+    def apply(self, s: State, name: str, params: dict[str, Any]) -> Outcome:
+        """Take one action concretely: the successor, or the reason it is not allowed."""
+        act = ACTION_BY_NAME.get(name)
+        if act is None:
+            return Outcome(False, None, f"unknown action {name!r}")
+        unknown = set(params) - set(act.params)
+        if unknown:
+            return Outcome(False, None, f"{name} takes no parameter {', '.join(sorted(unknown))}")
+        n = s.edit()
+        try:
+            act.body(s, Params(params), n)
+        except Rejected as rej:
+            full = {p: params.get(p, 0) for p in act.params}
+            try:
+                reason = rej.reason.format(**full)
+            except (KeyError, IndexError, ValueError):
+                reason = rej.reason
+            return Outcome(False, None, reason)
+        return Outcome(True, State(s.k, s.r, s.schema, n.v), None)
+
+    def successors(self, s: State) -> Iterator[Step]:
+        """Every enabled action instance and its successor (candidates filtered by the guard)."""
+        for act in self.actions:
+            for params in act.candidates(s):
+                out = self.apply(s, act.name, params)
+                if out.ok and out.state is not None:
+                    yield Step(act.name, dict(params), out.state)
+
+    def enabled(self, s: State, name: str) -> Iterator[Step]:
+        act = ACTION_BY_NAME[name]
+        for params in act.candidates(s):
+            out = self.apply(s, name, params)
+            if out.ok and out.state is not None:
+                yield Step(name, dict(params), out.state)
+
+    # -- symbolic -----------------------------------------------------------------------------
+    def sym_state(self, tag: str) -> State:
+        return symbolic_state(self.rules, self.schema, tag)
+
+    def sym_init(self, s: State) -> Any:
+        c = self.init()
+        return z3.And(*(s.v[key] == c.v[key] for key in self.keys))
+
+    def sym_step(self, pre: State, tag: str) -> SymStep:
+        """The transition relation from `pre` to a fresh state `post`, with fresh action and parameter variables.
+
+        The relation is built once, over template variables, and copied per step by substitution.
+        """
+        if self._template is None:
+            self._template = self._build_step(self.sym_state("@pre"), "@post")
+        tpl = self._template
+        act = z3.BitVec("act" + tag, self.act_width)
+        pvars = {name: spec.z3var(tag) for name, spec in PARAMS.items()}
+        post = self.sym_state(tag)
+        pairs = [(tpl.pre.v[key], pre.v[key]) for key in self.keys]
+        pairs += [(tpl.post.v[key], post.v[key]) for key in self.keys]
+        pairs += [(tpl.act, act)] + [(tpl.params[name], pvars[name]) for name in PARAMS]
+        relation = z3.substitute(tpl.relation, *pairs)
+        return SymStep(act, pvars, pre, post, relation, {})
+
+    def _build_step(self, pre: State, tag: str) -> SymStep:
+        act = z3.BitVec("act" + tag, self.act_width)
+        pvars = {name: spec.z3var(tag) for name, spec in PARAMS.items()}
+        post = self.sym_state(tag)
+        guards: dict[str, Any] = {}
+        updates: dict[Key, Any] = {key: pre.v[key] for key in self.keys}
+        choices = []
+        for code, a in enumerate(self.actions):
+            params = Params({name: pvars[name] for name in a.params})
+            n = pre.edit()
+            a.body(pre, params, n)
+            g = n.guard()
+            guards[a.name] = g
+            unused = [self._zero(PARAMS[name], pvars[name]) for name in PARAMS if name not in a.params]
+            choices.append(z3.And(act == code, g, *unused))
+            for key in self.keys:
+                val = n.v[key]
+                if val is not pre.v[key]:
+                    updates[key] = z3.If(act == code, val, updates[key])
+        domains = [PARAMS[name].domain(pvars[name]) for name in PARAMS]
+        frame = [post.v[key] == updates[key] for key in self.keys]
+        relation = z3.And(z3.Or(*choices), z3.ULT(act, len(self.actions)), *domains, *frame)
+        return SymStep(act, pvars, pre, post, relation, guards)
+
+    @staticmethod
+    def _zero(spec: Any, var: Any) -> Any:
+        return z3.Not(var) if spec.sort == "bool" else var == 0
+
+    def sym_params(self, step: SymStep, model: Any) -> tuple[str, dict[str, int]]:
+        code = model.eval(step.act, model_completion=True).as_long()
+        act = self.actions[code]
+        params = {
+            name: value_of(model.eval(step.params[name], model_completion=True), PARAMS[name].sort == "int")
+            for name in act.params
+        }
+        return act.name, params
+
+    def state_from_model(self, s: State, model: Any) -> State:
+        v = {
+            key: value_of(model.eval(s.v[key], model_completion=True), self.schema[key[0]].sort == "int")
+            for key in self.keys
+        }
+        return concrete_state(self.rules, self.schema, v)
+
+
+def value_of(term: Any, signed: bool = True) -> Any:
+    if z3.is_bool(term):
+        return z3.is_true(term)
+    return term.as_signed_long() if signed and term.size() > 1 else term.as_long()
+
+
+__all__ = ["TransitionSystem", "Step", "Outcome", "SymStep", "SYMBOLIC"]

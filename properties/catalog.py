@@ -1,0 +1,805 @@
+"""The property suite: named predicates over states or transitions, each with its clause.
+
+A predicate is written once with the model's kit and is evaluated concretely (to certify a trace)
+or symbolically (bounded model checking). `always` properties are invariants; `sometimes`
+properties are witnesses that must be found, so that a vacuous model cannot pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from duelcheck.model.cards import (
+    ATK_CAP,
+    ATK_CHANGES,
+    BATTLE_PHASE,
+    DAMAGE_STEP,
+    DIRECT,
+    HAND,
+    MAIN_PHASES,
+    SPEED,
+    POINTS,
+    SPELLS,
+    TRAPS,
+    Effect,
+    Kind,
+    Phase,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, Params, winner_if_loses
+from duelcheck.model.state import Rejected, State
+
+Kind_ = Literal["always", "sometimes"]
+
+
+class ActionView:
+    """The action of a transition, as a predicate sees it: concrete (name, params) or symbolic (code, vars)."""
+
+    def __init__(self, name_or_code: Any, params: dict[str, Any], symbolic: bool):
+        self._id = name_or_code
+        self._params = params
+        self._symbolic = symbolic
+
+    def is_(self, name: str) -> Val:
+        if self._symbolic:
+            return self._id == ACTION_CODE[name]
+        return self._id == name
+
+    def p(self, name: str) -> Val:
+        return self._params.get(name, 0)
+
+
+StatePred = Callable[[State], Val]
+StepPred = Callable[[State, ActionView, State], Val]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One predicate of a property: over a state, or over a transition (pre, action, post)."""
+
+    label: str
+    on: Literal["state", "step"]
+    fn: Callable[..., Val]
+    plan: tuple[Check, ...] = ()  # waypoints for a witness deeper than the bound
+
+    def eval(self, pre: State | None, act: ActionView | None, post: State) -> Val:
+        if self.on == "state":
+            return self.fn(post)
+        assert pre is not None and act is not None
+        return self.fn(pre, act, post)
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    kind: Kind_
+    clause: str
+    doc: str
+    checks: tuple[Check, ...] = field(default_factory=tuple)
+    certify: Callable[[Any, State], bool] | None = None  # extra concrete confirmation of a violation
+
+
+PROPERTIES: list[Property] = []
+
+
+def always(name: str, clause: str, doc: str, *checks: Check, certify: Any = None) -> None:
+    PROPERTIES.append(Property(name, "always", clause, doc, checks, certify))
+
+
+def sometimes(name: str, clause: str, doc: str, *checks: Check) -> None:
+    PROPERTIES.append(Property(name, "sometimes", clause, doc, checks))
+
+
+def state(fn: StatePred, label: str = "", plan: tuple[Check, ...] = ()) -> Check:
+    return Check(label, "state", fn, plan)
+
+
+def step(fn: StepPred, label: str = "", plan: tuple[Check, ...] = ()) -> Check:
+    return Check(label, "step", fn, plan)
+
+
+def waypoint(label: str, fn: StatePred) -> Check:
+    """A state a witness's play passes through; plans make deep witnesses cheap to find."""
+    return Check(label, "state", fn)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def speed(s: State, kind: Val) -> Val:
+    return s.k.sel([SPEED[Kind(i)] for i in range(len(Kind))], kind, w=4)
+
+
+def enabled(s: State, name: str, params: dict[str, int]) -> Val:
+    """Whether an action instance is enabled in s (a Z3 term when s is symbolic)."""
+    n = s.edit()
+    try:
+        ACTION_BY_NAME[name].body(s, Params(params), n)
+    except Rejected:
+        return False
+    return n.guard() if s.k.symbolic else True
+
+
+def zones(s: State, name: str) -> list[tuple[int, int]]:
+    return [(p, z) for p in (0, 1) for z in range(s.schema[name].dims[1])]
+
+
+def monster_zone_count(s: State) -> int:
+    return s.schema["m_occ"].dims[1]
+
+
+# -- invariants -------------------------------------------------------------------------------
+
+
+def _well_formed(s: State) -> Val:
+    """Structural facts of every reachable state; they make the other invariants provable by induction."""
+    return s.k.and_(*well_formed_facts(s))
+
+
+def well_formed_facts(s: State) -> list[Val]:
+    k, r = s.k, s.r
+    tp = s.tp
+    mz, sz, cl = r.monster_zones, r.spell_trap_zones, r.chain_links
+    length = s.g("chain_len")
+    ph = s.g("phase")
+    out: list[Val] = [
+        s.g("turn") >= 1,
+        k.one_of(ph, [int(p) for p in Phase]),
+        k.one_of(s.g("winner"), (0, 1, 2)),
+        length >= 0,
+        length <= cl,
+        s.g("nsum") >= 0,
+        s.g("nsum") <= r.normal_summons_per_turn,
+        k.implies(s.g("resolving"), length > 0),
+        k.implies(s.g("discarding"), k.and_(ph == Phase.END, s.g("hand", tp) > r.hand_limit, length == 0)),
+        k.implies(s.g("discarding"), k.not_(s.g("resolving"))),
+        k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
+        k.implies(s.g("turn") == 1, k.not_(s.g("bp_done"))),
+        k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
+        k.implies(ph != Phase.DRAW, k.or_(s.g("drew"), k.not_(k.or_(s.g("turn") > 1, r.first_turn_draw)))),
+        k.implies(s.g("attacking"), s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)),
+        k.implies(s.g("at_decl"), k.and_(s.g("attacking"), ph == Phase.BATTLE_STEP)),
+        k.implies(s.g("replay"), k.and_(s.g("attacking"), ph == Phase.BATTLE_STEP)),
+        k.implies(k.not_(s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)), k.not_(s.g("attacking"))),
+        s.g("atk_zone") >= 0,
+        s.g("atk_zone") < mz,
+        s.g("atk_tgt") >= 0,
+        s.g("atk_tgt") <= DIRECT,
+        k.implies(
+            k.and_(s.g("attacking"), ph != Phase.DMG_END),
+            k.and_(s.g("m_occ", tp, s.g("atk_zone")), s.g("m_decl", tp, s.g("atk_zone"))),
+        ),
+        k.implies(
+            k.and_(s.g("attacking"), k.not_(s.g("replay")), ph != Phase.DMG_END, s.g("atk_tgt") != DIRECT),
+            k.and_(s.g("atk_tgt") < mz, s.g("m_occ", s.other(tp), s.g("atk_tgt"))),
+        ),
+        k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
+    ]
+    # Deck-out bounds the number of turns: each turn after the first starts with a draw.
+    budget = 2 * (r.deck_size - r.starting_hand) + 2
+    phi = s.g("deck", 0) + s.g("deck", 1) + s.g("turn")
+    phi = phi + k.ite(s.g("drew"), 1, 0, w=9) + k.ite(s.g("turn") == 1, 1, 0, w=9)
+    out.append(k.implies(s.g("winner") == 0, phi <= budget))
+    out.append(s.g("turn") <= budget + 1)
+    for p in (0, 1):
+        deck, hand = s.g("deck", p), s.g("hand", p)
+        out += [deck >= 0, hand >= 0, deck <= r.deck_size, hand <= r.deck_size, deck + hand <= r.deck_size]
+        out += [s.g("lp", p) <= r.starting_lp // POINTS, s.g("lp", p) >= -ATK_CAP]
+        for z in range(mz):
+            occ = s.g("m_occ", p, z)
+            out += [s.g("m_atk", p, z) >= 0, s.g("m_atk", p, z) <= ATK_CAP]
+            out += [s.g("m_defv", p, z) >= 0, s.g("m_defv", p, z) <= ATK_CAP]
+            empty = k.and_(
+                *(k.not_(s.g(f, p, z)) for f in ("m_up", "m_def", "m_fresh", "m_moved", "m_decl", "m_doomed")),
+                s.g("m_atk", p, z) == 0,
+                s.g("m_defv", p, z) == 0,
+            )
+            out.append(k.implies(k.not_(occ), empty))
+            out.append(k.implies(s.g("m_doomed", p, z), s.is_phase(Phase.DMG_AFTER, Phase.DMG_END)))
+            out.append(k.implies(k.and_(occ, k.not_(s.g("m_up", p, z))), s.g("m_def", p, z)))
+            out.append(k.implies(s.g("m_decl", p, z), k.and_(p == tp, s.g("bp_done"))))
+        for z in range(sz):
+            occ = s.g("s_occ", p, z)
+            out.append(k.one_of(s.g("s_kind", p, z), [int(x) for x in (*SPELLS, *TRAPS)]))
+            out.append(k.one_of(s.g("s_eff", p, z), [int(e) for e in Effect]))
+            empty = k.and_(
+                k.not_(s.g("s_up", p, z)),
+                k.not_(s.g("s_fresh", p, z)),
+                s.g("s_kind", p, z) == 0,
+                s.g("s_eff", p, z) == 0,
+            )
+            out.append(k.implies(k.not_(occ), empty))
+            out.append(k.implies(s.g("s_fresh", p, z), k.and_(p == tp, k.not_(s.g("s_up", p, z)))))
+    for j in range(cl):
+        live_link = j < length
+        zone = s.g("c_zone", j)
+        owner = s.g("c_owner", j)
+        blank = k.and_(
+            *(s.g(f, j) == 0 for f in ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz")),
+            k.not_(s.g("c_neg", j)),
+            k.not_(s.g("c_gone", j)),
+        )
+        out.append(k.implies(k.not_(live_link), blank))
+        card_there = k.and_(
+            s.g("s_occ", owner, zone),
+            s.g("s_up", owner, zone),
+            s.g("s_kind", owner, zone) == s.g("c_kind", j),
+            s.g("s_eff", owner, zone) == s.g("c_eff", j),
+        )
+        out.append(
+            k.implies(
+                live_link,
+                k.and_(
+                    zone >= 0,
+                    zone < sz,
+                    s.g("c_tz", j) >= 0,
+                    s.g("c_tz", j) < max(mz, sz),
+                    k.one_of(s.g("c_kind", j), [int(x) for x in (*SPELLS, *TRAPS)]),
+                    k.one_of(s.g("c_eff", j), [int(e) for e in Effect]),
+                    k.implies(k.not_(s.g("c_gone", j)), card_there),
+                    k.implies(s.g("c_eff", j) == Effect.NEGATE, j > 0),
+                ),
+            )
+        )
+        for i in range(j):  # two live links never share a card
+            out.append(
+                k.implies(
+                    k.and_(live_link, k.not_(s.g("c_gone", j)), k.not_(s.g("c_gone", i))),
+                    k.or_(s.g("c_owner", i) != owner, s.g("c_zone", i) != zone),
+                )
+            )
+    return out
+
+
+always(
+    "well-formed",
+    "model",
+    "Structural facts of every reachable state (ranges, empty zones blank, links on the chain have their card "
+    "face-up on the field, an attack has its attacker); the other invariants are proved relative to it.",
+    state(_well_formed),
+)
+
+
+always(
+    "main2-only-after-battle",
+    "6.3.5",
+    "Main Phase 2 is entered only after a Battle Phase in the same turn.",
+    state(lambda s: s.k.implies(s.g("phase") == Phase.MAIN2, s.g("bp_done"))),
+)
+
+
+def _chain_speeds(s: State) -> Val:
+    k = s.k
+    out = []
+    for i in range(1, s.r.chain_links):
+        here, below = speed(s, s.g("c_kind", i)), speed(s, s.g("c_kind", i - 1))
+        out.append(k.implies(i < s.g("chain_len"), k.and_(here >= 2, here >= below)))
+    return k.and_(*out)
+
+
+always(
+    "chain-speed-legal",
+    "seed 000 (spell speeds)",
+    "Every chain link 2 or higher is speed 2 or more and at least the speed of the link it answers.",
+    state(_chain_speeds),
+)
+
+
+def _lifo(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    same_below = [
+        k.implies(
+            j < t.g("chain_len"),
+            k.and_(*(s.g(f, j) == t.g(f, j) for f in ("c_owner", "c_kind", "c_eff", "c_zone"))),
+        )
+        for j in range(s.r.chain_links)
+    ]
+    resolved = k.implies(a.is_("resolve"), k.and_(t.g("chain_len") == s.g("chain_len") - 1, *same_below))
+    grows = k.implies(
+        t.g("chain_len") > s.g("chain_len"),
+        k.and_(a.is_("activate"), k.not_(s.g("resolving")), t.g("chain_len") == s.g("chain_len") + 1),
+    )
+    return k.and_(resolved, grows)
+
+
+always(
+    "chain-resolves-lifo",
+    "seed 000 (chain)",
+    "A chain resolves from its last link down, one link at a time, and gains no link while it resolves.",
+    step(_lifo),
+)
+
+
+def _battle(s: State) -> dict[str, Val]:
+    """The battle at damage calculation, read from the state before it (6.3.4.3.3)."""
+    tp = s.tp
+    opp = s.other(tp)
+    z, t = s.g("atk_zone"), s.g("atk_tgt")
+    return {
+        "tp": tp,
+        "opp": opp,
+        "a": s.g("m_atk", tp, z),
+        "ta": s.g("m_atk", opp, t),
+        "td": s.g("m_defv", opp, t),
+        "def": s.g("m_def", opp, t),
+        "direct": t == DIRECT,
+        "z": z,
+        "t": t,
+    }
+
+
+def _is_damage_calc(s: State, t: State) -> Val:
+    return s.k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER, s.g("attacking"))
+
+
+def _damage_table(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.3 and 6.3.4.3.3.1, restated: expected LP loss and destruction for each row."""
+    k = s.k
+    b = _battle(s)
+    atk, opp_atk, opp_def = b["a"], b["ta"], b["td"]
+    vs_atk = k.and_(k.not_(b["direct"]), k.not_(b["def"]))
+    vs_def = k.and_(k.not_(b["direct"]), b["def"])
+    zero = 0
+    loss_opp = k.ite(
+        b["direct"],
+        atk,
+        k.ite(k.and_(vs_atk, atk > opp_atk), atk - opp_atk, zero),
+    )
+    loss_tp = k.ite(
+        k.and_(vs_atk, atk < opp_atk),
+        opp_atk - atk,
+        k.ite(k.and_(vs_def, atk < opp_def), opp_def - atk, zero),
+    )
+    tie = k.and_(vs_atk, atk == opp_atk, atk != 0)
+    doom_target = k.or_(k.and_(vs_atk, k.or_(atk > opp_atk, tie)), k.and_(vs_def, atk > opp_def))
+    doom_attacker = k.and_(vs_atk, k.or_(atk < opp_atk, tie))
+    tp, opp = b["tp"], b["opp"]
+    row = k.and_(
+        t.g("lp", opp) == s.g("lp", opp) - loss_opp,
+        t.g("lp", tp) == s.g("lp", tp) - loss_tp,
+        k.implies(k.not_(b["direct"]), t.g("m_doomed", opp, b["t"]) == k.or_(doom_target, s.g("m_doomed", opp, b["t"]))),
+        t.g("m_doomed", tp, b["z"]) == k.or_(doom_attacker, s.g("m_doomed", tp, b["z"])),
+    )
+    no_battle = k.and_(*(t.g("lp", p) == s.g("lp", p) for p in (0, 1)))
+    calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    return k.and_(
+        k.implies(_is_damage_calc(s, t), row),
+        k.implies(k.and_(calc, k.not_(s.g("attacking"))), no_battle),
+    )
+
+
+always(
+    "battle-damage-table",
+    "6.3.4.3.3, 6.3.4.3.3.1",
+    "Damage calculation follows the table of seed 000 exactly, row by row (0 against 0: nothing).",
+    step(_damage_table),
+)
+
+always(
+    "first-turn-no-draw",
+    "6.3.1",
+    "The player who goes first makes no normal draw on turn 1.",
+    state(lambda s: s.k.implies(s.g("turn") == 1, s.k.not_(s.g("drew")))),
+)
+
+always(
+    "first-turn-no-battle",
+    "6.3.4",
+    "The player who goes first conducts no Battle Phase on turn 1.",
+    state(lambda s: s.k.implies(s.g("turn") == 1, s.k.not_(s.is_phase(*BATTLE_PHASE)))),
+)
+
+
+def _hand_limit(s: State, a: ActionView, t: State) -> Val:
+    k, r = s.k, s.r
+    tp = s.tp
+    ends = k.implies(t.g("turn") != s.g("turn"), t.g("hand", tp) <= r.hand_limit)
+    discards = k.implies(
+        a.is_("discard"),
+        k.and_(s.g("phase") == Phase.END, t.g("hand", tp) >= r.hand_limit, t.g("hand", tp) == s.g("hand", tp) - 1),
+    )
+    opponent_keeps = k.implies(a.is_("discard"), t.g("hand", s.other(tp)) == s.g("hand", s.other(tp)))
+    return k.and_(ends, discards, opponent_keeps)
+
+
+always(
+    "hand-limit-at-turn-end",
+    "6.3.6",
+    "A turn ends with the turn player holding no more than the hand limit; discards stop at the limit "
+    "and only the turn player discards.",
+    step(_hand_limit),
+)
+
+
+def _summons(s: State, a: ActionView, t: State) -> Val:
+    k, r = s.k, s.r
+    summoned = k.or_(a.is_("normal_summon"), a.is_("set_monster"))
+    return k.and_(
+        t.g("nsum") <= r.normal_summons_per_turn,
+        k.implies(summoned, k.and_(s.g("nsum") < r.normal_summons_per_turn, t.g("nsum") == s.g("nsum") + 1)),
+    )
+
+
+always(
+    "normal-summon-limit",
+    "6.3.5",
+    "At most the allowed number of Normal Summons or Sets per turn, counted across Main Phase 1 and 2.",
+    step(_summons),
+)
+
+
+def _one_attack(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    tp = s.tp
+    z = a.p("zone")
+    fresh = k.implies(a.is_("declare_attack"), k.not_(s.g("m_decl", tp, z)))
+    kept = [
+        k.implies(
+            k.and_(s.g("turn") == t.g("turn"), s.g("m_occ", p, y), t.g("m_occ", p, y), s.g("m_decl", p, y)),
+            t.g("m_decl", p, y),
+        )
+        for p, y in zones(s, "m_occ")
+    ]
+    return k.and_(fresh, *kept)
+
+
+always(
+    "one-attack-declaration-per-monster",
+    "6.3.4.2, 6.3.4.2.1",
+    "A monster declares at most one attack per turn; stopping on a replay still counts as declared.",
+    step(_one_attack),
+)
+
+
+def _positions(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    tp = s.tp
+    out = []
+    for p, y in zones(s, "m_occ"):
+        stays = k.and_(s.g("m_occ", p, y), t.g("m_occ", p, y))
+        changed = k.and_(stays, s.g("m_def", p, y) != t.g("m_def", p, y))
+        here = k.and_(p == tp, a.p("zone") == y, s.is_phase(*MAIN_PHASES))
+        manual = k.and_(
+            a.is_("change_position"),
+            here,
+            k.not_(s.g("m_fresh", p, y)),
+            k.not_(s.g("m_moved", p, y)),
+            k.not_(s.g("m_decl", p, y)),
+        )
+        flip = k.and_(a.is_("flip_summon"), here, k.not_(s.g("m_fresh", p, y)), k.not_(s.g("m_moved", p, y)))
+        out.append(k.implies(changed, k.or_(manual, flip)))
+    return k.and_(*out)
+
+
+always(
+    "position-change-rules",
+    "seed 000 (battle positions), 6.3.3",
+    "A battle position changes only by the turn player in a Main Phase, once per turn, not on the turn the "
+    "monster arrived, and not after it declared an attack.",
+    step(_positions),
+)
+
+
+def _set_not_same_turn(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    p, z = s.g("prio"), a.p("zone")
+    from_set = k.and_(a.is_("activate"), z != HAND)
+    quick_or_trap = k.one_of(s.g("s_kind", p, z), (*TRAPS, Kind.QUICK_SPELL))
+    return k.implies(k.and_(from_set, quick_or_trap), k.not_(s.g("s_fresh", p, z)))
+
+
+always(
+    "set-trap-not-same-turn",
+    "seed 000 (Spells and Traps)",
+    "A Trap, or a Set Quick-Play Spell, is never activated on the turn it was Set.",
+    step(_set_not_same_turn),
+)
+
+
+def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    kind, eff = a.p("kind"), a.p("eff")
+    allowed = k.or_(
+        kind == Kind.COUNTER_TRAP,
+        eff == Effect.NEGATE,
+        k.and_(eff == Effect.CHANGE_ATK, s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)),
+    )
+    return k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed)
+
+
+always(
+    "damage-step-activations",
+    "6.3.4.3",
+    "In the Damage Step only Counter Traps, negating effects and (up to before damage calculation) ATK/DEF "
+    "changes are activated.",
+    step(_damage_step_activations),
+)
+
+
+def _replay_place(s: State) -> Val:
+    k = s.k
+    return k.implies(s.g("replay"), k.and_(s.g("phase") == Phase.BATTLE_STEP, s.g("attacking")))
+
+
+def _replay_step(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    return k.implies(
+        a.is_("replay_select"),
+        k.and_(s.g("phase") == Phase.BATTLE_STEP, k.not_(t.g("at_decl"))),
+    )
+
+
+always(
+    "replay-only-in-battle-step",
+    "6.3.4.2.1",
+    "A replay is pending and taken only in the Battle Step, never in the Damage Step, and the re-selection "
+    "is not an attack declaration.",
+    state(_replay_place),
+    step(_replay_step),
+)
+
+
+def _deck_out(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    tp = s.tp
+    empty_draw = k.and_(a.is_("normal_draw"), s.g("deck", tp) == 0)
+    return k.and_(
+        k.implies(empty_draw, t.g("winner") == winner_if_loses(s, tp)),
+        t.g("deck", 0) >= 0,
+        t.g("deck", 1) >= 0,
+    )
+
+
+always(
+    "deck-out-loses",
+    "6.3.1",
+    "A player who must make the normal draw from an empty deck loses the duel; a deck never goes below 0.",
+    step(_deck_out),
+)
+
+_NEXT: dict[Phase, tuple[Phase, ...]] = {
+    Phase.DRAW: (Phase.STANDBY,),
+    Phase.STANDBY: (Phase.MAIN1, Phase.BATTLE_START, Phase.END),  # seed 000: Main Phase 1 skipped
+    Phase.MAIN1: (Phase.BATTLE_START, Phase.END),
+    Phase.BATTLE_START: (Phase.BATTLE_STEP,),
+    Phase.BATTLE_STEP: (Phase.DMG_START, Phase.BATTLE_END),
+    Phase.DMG_START: (Phase.DMG_BEFORE,),
+    Phase.DMG_BEFORE: (Phase.DMG_DURING,),
+    Phase.DMG_DURING: (Phase.DMG_AFTER,),
+    Phase.DMG_AFTER: (Phase.DMG_END,),
+    Phase.DMG_END: (Phase.BATTLE_STEP,),
+    Phase.BATTLE_END: (Phase.MAIN2,),
+    Phase.MAIN2: (Phase.END,),
+    Phase.END: (Phase.DRAW,),
+}
+
+
+def _phase_order(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    before, after = s.g("phase"), t.g("phase")
+    moves = [k.and_(before == p, k.one_of(after, [int(q) for q in nxt])) for p, nxt in _NEXT.items()]
+    turn_ok = k.or_(
+        t.g("turn") == s.g("turn"),
+        k.and_(t.g("turn") == s.g("turn") + 1, before == Phase.END, after == Phase.DRAW),
+    )
+    changes_by_pass = k.or_(a.is_("pass"), a.is_("discard"))
+    return k.and_(k.or_(before == after, k.and_(k.or_(*moves), changes_by_pass)), turn_ok)
+
+
+always(
+    "phase-order",
+    "6.3",
+    "Phases and steps follow 6.3 in order (Draw, Standby, Main 1, Battle Phase steps, Main 2, End), and "
+    "change only when both players have passed.",
+    step(_phase_order),
+)
+
+
+def _conservation(s: State) -> Val:
+    k, r = s.k, s.r
+    out = []
+    for p in (0, 1):
+        field = s.count(s.row("m_occ", p)) + s.count(s.row("s_occ", p))
+        total = s.g("deck", p) + s.g("hand", p) + s.g("gy", p) + field
+        out.append(total == r.deck_size)
+    return k.and_(*out)
+
+
+always(
+    "card-conservation",
+    "seed 000 (duel set-up)",
+    "Deck + hand + field + Graveyard is the deck size, for each player, always.",
+    state(_conservation),
+)
+
+
+def _lp(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    return k.and_(*(k.implies(t.g("lp", p) != s.g("lp", p), k.and_(calc, t.g("lp", p) < s.g("lp", p))) for p in (0, 1)))
+
+
+always(
+    "lp-accounting",
+    "6.3.4.3.3, 6.3.4.3.3.2",
+    "Life Points change only at damage calculation, and only downward, by battle damage.",
+    step(_lp),
+)
+
+always(
+    "lp-zero-ends-duel",
+    "seed 000 (winning)",
+    "A player whose LP are 0 or less has lost: the duel is over.",
+    state(lambda s: s.k.implies(s.k.or_(s.g("lp", 0) <= 0, s.g("lp", 1) <= 0), s.g("winner") != 0)),
+)
+
+
+def _face_down_attack(s: State) -> Val:
+    k = s.k
+    return k.and_(*(k.implies(s.g("m_occ", p, z), k.or_(s.g("m_up", p, z), s.g("m_def", p, z))) for p, z in zones(s, "m_occ")))
+
+
+always(
+    "no-face-down-attack",
+    "seed 000 (battle positions)",
+    "No monster is ever in face-down Attack Position.",
+    state(_face_down_attack),
+)
+
+
+def _special_face_up(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    joined = [
+        k.implies(k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z)), t.g("m_up", p, z))
+        for p, z in zones(s, "m_occ")
+    ]
+    return k.implies(a.is_("resolve"), k.and_(*joined))
+
+
+always(
+    "special-summon-face-up",
+    "seed 000 (battle positions)",
+    "A Special Summon is never face-down.",
+    step(_special_face_up),
+)
+
+# The progress actions: in every state where the duel goes on, one of them is enabled.
+PROGRESS = (
+    ("pass", {"choice": 0}),
+    ("pass", {"choice": 2}),
+    ("normal_draw", {}),
+    ("resolve", {}),
+    ("resolve", {"amount": ATK_CHANGES[-1]}),
+    ("discard", {}),
+    ("replay_select", {"tzone": 6}),
+)
+
+
+def _no_deadlock(s: State) -> Val:
+    k = s.k
+    return k.implies(s.g("winner") == 0, k.or_(*(enabled(s, name, params) for name, params in PROGRESS)))
+
+
+def _really_stuck(system: Any, s: State) -> bool:
+    """A reported deadlock is real only if no action at all is enabled (the progress set is a sufficient check)."""
+    return next(iter(system.successors(s)), None) is None
+
+
+always(
+    "no-deadlock",
+    "6.3",
+    "Every state in which the duel goes on has an enabled action.",
+    state(_no_deadlock),
+    certify=_really_stuck,
+)
+
+# -- witnesses --------------------------------------------------------------------------------
+
+sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s: s.g("phase") == Phase.MAIN2))
+sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3))
+
+
+def _replay_due(s: State) -> Val:
+    k = s.k
+    return k.and_(s.g("replay"), s.g("attacking"), s.g("chain_len") == 0, k.not_(s.g("resolving")))
+
+
+sometimes(
+    "reach-replay",
+    "6.3.4.2.1",
+    "A play where the opponent's monsters change after an attack declaration and a replay is due.",
+    state(_replay_due),
+)
+
+
+def _row(cond: Callable[[State, dict[str, Val]], Val]) -> StepPred:
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        return s.k.and_(_is_damage_calc(s, t), cond(s, _battle(s)))
+
+    return pred
+
+
+def _vs_atk(s: State, b: dict[str, Val]) -> Val:
+    return s.k.and_(s.k.not_(b["direct"]), s.k.not_(b["def"]))
+
+
+def _vs_def(s: State, b: dict[str, Val]) -> Val:
+    return s.k.and_(s.k.not_(b["direct"]), b["def"])
+
+
+sometimes(
+    "reach-every-damage-outcome",
+    "6.3.4.3.3, 6.3.4.3.3.1",
+    "Every row of the battle damage table happens in some play.",
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] > b["ta"])), "atk-higher"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] < b["ta"])), "atk-lower"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)), "atk-equal"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)), "atk-zero"),
+    step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] > b["td"])), "def-higher"),
+    step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] == b["td"])), "def-equal"),
+    step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] < b["td"])), "def-lower"),
+    step(_row(lambda s, b: b["direct"]), "direct"),
+)
+
+# seed 000's five-link chain, abstracted by speed and effect: Dark Hole, Royal Decree, Mystical Space
+# Typhoon (targeting Royal Decree), Magic Jammer, Seven Tools of the Bandit; players alternate.
+SEED_CHAIN = (
+    (Kind.NORMAL_SPELL, Effect.DESTROY_ALL_MONSTERS),
+    (Kind.CONT_TRAP, Effect.NONE),
+    (Kind.QUICK_SPELL, Effect.DESTROY_CARD),
+    (Kind.COUNTER_TRAP, Effect.NEGATE),
+    (Kind.COUNTER_TRAP, Effect.NEGATE),
+)
+
+
+def _seed_chain(s: State) -> Val:
+    k = s.k
+    if s.r.chain_links < len(SEED_CHAIN):
+        return False
+    tp = s.tp
+    links = [
+        k.and_(
+            s.g("c_kind", i) == kind,
+            s.g("c_eff", i) == eff,
+            s.g("c_owner", i) == (tp if i % 2 == 0 else s.other(tp)),
+        )
+        for i, (kind, eff) in enumerate(SEED_CHAIN)
+    ]
+    mst_hits_decree = k.and_(
+        s.g("c_ta", 2) == 1, s.g("c_tp", 2) == s.g("c_owner", 1), s.g("c_tz", 2) == s.g("c_zone", 1)
+    )
+    return k.and_(s.g("chain_len") == len(SEED_CHAIN), *links, mst_hits_decree)
+
+
+sometimes(
+    "reach-seed-chain-example",
+    "seed 000 (chain example)",
+    "The five-link chain of seed 000 (Dark Hole, Royal Decree, Mystical Space Typhoon, Magic Jammer, "
+    "Seven Tools of the Bandit) is built in a play.",
+    state(_seed_chain),
+)
+
+sometimes(
+    "reach-deck-out-loss",
+    "6.3.1",
+    "A player must make the normal draw from an empty deck and loses.",
+    step(lambda s, a, t: s.k.and_(a.is_("normal_draw"), s.g("deck", s.tp) == 0)),
+)
+
+sometimes(
+    "reach-hand-limit-discard",
+    "6.3.6",
+    "The turn player ends a turn over the hand limit and discards.",
+    step(lambda s, a, t: a.is_("discard")),
+)
+
+sometimes(
+    "reach-standby-to-end",
+    "seed 000 (Main Phase 2 note)",
+    "With Main Phase 1 and the Battle Phase both skipped, the turn goes from the Standby Phase to the End Phase.",
+    step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END)),
+)
+
+BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}

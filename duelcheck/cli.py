@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from duelcheck import __version__
@@ -96,7 +97,7 @@ def check(rules_file: str | None, depth: int | None, names: tuple[str, ...], out
 
 
 def _print_table(report: Any) -> None:
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=max(Console().width, 120))
     changed = report.rules.changed()
     rules_line = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official defaults"
     console.print(f"duelcheck {__version__}   rules: {rules_line}   bound: {report.depth}")
@@ -108,11 +109,11 @@ def _print_table(report: Any) -> None:
         bound = "all" if r.proved else str(r.bound)
         length = "" if r.length is None else str(r.length)
         verdict = f"[{colors[r.verdict]}]{r.verdict}[/]"
-        table.add_row(r.label, r.kind, verdict, bound, length, f"{r.seconds:.1f}", r.engine)
+        table.add_row(escape(r.label), r.kind, verdict, bound, length, f"{r.seconds:.1f}", r.engine)
     console.print(table)
     for r in report.results:
         if r.note and r.verdict in ("violated", "unknown", "not-found"):
-            console.print(f"  {r.label}: {r.note}")
+            console.print(f"  {escape(r.label)}: {escape(r.note)}")
     bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown")]
     summary = f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"
     console.print(summary)

@@ -36,7 +36,7 @@ class Result:
 
     @property
     def label(self) -> str:
-        return f"{self.prop}.{self.case}" if self.case else self.prop
+        return f"{self.prop}[{self.case}]" if self.case else self.prop
 
     @property
     def length(self) -> int | None:

@@ -25,8 +25,9 @@ from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.properties.catalog import Check, Property
 from duelcheck.rules import Rules
 
-DEFAULT_DEPTH = 18
-LEG_DEPTH = 12
+DEFAULT_DEPTH = 10
+LEG_DEPTH = 8
+SIM_BUDGET_S = 40.0
 
 Progress = Callable[[str], None]
 
@@ -102,29 +103,41 @@ class Checker:
         by_prop = {p.name: p for p in props}
         for r in results:
             if r.verdict == "not-found":
-                self._search_deeper(by_prop[r.prop], r)
+                self._along_plan_result(by_prop[r.prop], r)
+        self._simulate([r for r in results if r.verdict == "not-found"], by_prop)
         for r in results:
             if r.trace is not None:
                 self._certify(by_prop[r.prop], r)
         return Report(self.rules, self.depth, results, time.perf_counter() - t0)
 
     # -- deeper witnesses ---------------------------------------------------------------------
-    def _search_deeper(self, prop: Property, r: Result) -> None:
+    def _along_plan_result(self, prop: Property, r: Result) -> None:
         check = next(c for c in prop.checks if c.label == r.case)
+        if not check.plan:
+            return
         t0 = time.perf_counter()
-        if check.plan:
-            self.progress(f"{r.label}: searching along its plan")
-            trace = self._along_plan(check)
-            if trace is not None:
-                r.verdict, r.trace, r.engine = "found", trace, "bmc-plan"
-                r.note = f"beyond the bound: found leg by leg along {len(check.plan)} waypoint(s), each leg shortest"
-        if r.trace is None and self.simulate:
-            self.progress(f"{r.label}: searching by simulation")
-            found = Simulator(self.ts).search([check])
-            if 0 in found:
-                r.verdict, r.trace, r.engine = "found", found[0], "sim"
-                r.note = "beyond the bound: found by seeded simulation (not of minimal length)"
+        self.progress(f"{r.label}: searching along its plan")
+        trace = self._along_plan(check)
+        if trace is not None:
+            r.verdict, r.trace, r.engine = "found", trace, "bmc-plan"
+            r.note = f"beyond the bound: found leg by leg along {len(check.plan)} waypoint(s), each leg shortest"
         r.seconds += time.perf_counter() - t0
+
+    def _simulate(self, pending: list[Result], by_prop: dict[str, Property]) -> None:
+        if not pending or not self.simulate:
+            return
+        self.progress(f"searching {len(pending)} witness(es) beyond the bound by simulation")
+        t0 = time.perf_counter()
+        checks = [next(c for c in by_prop[r.prop].checks if c.label == r.case) for r in pending]
+        found = Simulator(self.ts).search(checks, SIM_BUDGET_S)
+        seconds = time.perf_counter() - t0
+        for i, r in enumerate(pending):
+            r.seconds += seconds
+            if i in found:
+                r.verdict, r.trace, r.engine = "found", found[i], "sim"
+                r.note = "beyond the bound: found by seeded simulation (not of minimal length)"
+            else:
+                r.note = f"not found within the bound {self.depth}, nor by simulation in {SIM_BUDGET_S:.0f} s"
 
     def _leg(self, start: State, goal: Check) -> tuple[str, int, Trace | None, str]:
         key = (hash(start), goal.label)
@@ -164,7 +177,8 @@ class Checker:
         for r in report.results:
             if r.trace is None:
                 continue
-            path = self.out / f"{r.label}.itf.json"
+            name = f"{r.prop}.{r.case}" if r.case else r.prop
+            path = self.out / f"{name}.itf.json"
             meta = {
                 "property": r.prop,
                 "case": r.case,

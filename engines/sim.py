@@ -8,7 +8,7 @@ The policy is seeded and reproducible: with probability `calm` a player takes th
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+import time
 
 from duelcheck.engines.base import Trace
 from duelcheck.model.cards import STOP, TO_BATTLE, TO_END
@@ -27,10 +27,15 @@ CALM: tuple[tuple[str, dict[str, int]], ...] = (
 )
 
 
+CALM_LEVELS = (0.97, 0.2, 0.5, 0.1)
+# A lively player: summons, attacks and activations are tried far more often than their share.
+WEIGHTS = {"declare_attack": 40.0, "normal_summon": 2.0, "set_monster": 1.0, "replay_select": 5.0, "pass": 8.0}
+
+
 class Simulator:
     name = "sim"
 
-    def __init__(self, ts: TransitionSystem, seed: int = 0, walks: int = 8, length: int = 3000, calm: float = 0.97):
+    def __init__(self, ts: TransitionSystem, seed: int = 0, walks: int = 400, length: int = 3000, calm: float = 0.97):
         self.ts = ts
         self.seed = seed
         self.walks = walks
@@ -45,13 +50,20 @@ class Simulator:
                 if out.ok and out.state is not None:
                     return Step(name, dict(params), out.state)
         options = list(ts.successors(s))
-        return rng.choice(options) if options else None
+        if not options:
+            return None
+        weights = [WEIGHTS.get(o.action, 1.0) * (3.0 if o.params.get("choice") == TO_BATTLE else 1.0) for o in options]
+        return rng.choices(options, weights)[0]
 
-    def search(self, checks: list[Check], stop: Callable[[], bool] | None = None) -> dict[int, Trace]:
-        """Walk until every check has a witness; returns the first trace found for each (by index)."""
+    def search(self, checks: list[Check], budget_s: float = 30.0) -> dict[int, Trace]:
+        """Walk until every check has a witness or the time budget is spent; the first trace found for each."""
         found: dict[int, Trace] = {}
+        deadline = time.perf_counter() + budget_s
         for w in range(self.walks):
+            if time.perf_counter() > deadline:
+                break
             rng = random.Random(self.seed * 1000 + w)
+            self.calm = CALM_LEVELS[w % len(CALM_LEVELS)]
             s = self.ts.init()
             steps = [Step("init", {}, s)]
             for _ in range(self.length):
@@ -64,8 +76,8 @@ class Simulator:
                     if i not in found and c.eval(s, act, step.state):
                         found[i] = Trace(list(steps))
                 s = step.state
-                if len(found) == len(checks) or s.g("winner") != 0:
+                if len(found) == len(checks) or s.g("winner") != 0 or time.perf_counter() > deadline:
                     break
-            if len(found) == len(checks) or (stop and stop()):
+            if len(found) == len(checks):
                 break
         return found

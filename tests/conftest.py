@@ -1,0 +1,52 @@
+"""Shared helpers: boards built by hand, a short way to play actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from duelcheck.model.cards import Phase
+from duelcheck.model.state import State
+from duelcheck.model.system import TransitionSystem
+from duelcheck.rules import Rules
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", default=False, help="run slow exhaustive checks")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def ts() -> TransitionSystem:
+    return TransitionSystem(Rules())
+
+
+def play(ts: TransitionSystem, s: State, *moves: tuple[str, dict[str, Any]] | str) -> State:
+    """Apply moves in order; each must be legal."""
+    for move in moves:
+        name, params = (move, {}) if isinstance(move, str) else move
+        out = ts.apply(s, name, params)
+        assert out.ok and out.state is not None, f"{name}{params} refused: {out.reason}"
+        s = out.state
+    return s
+
+
+def board(ts: TransitionSystem, **changes: Any) -> State:
+    """The initial state with some fields changed; keys like m_atk__1__0 mean m_atk[1][0]."""
+    s = ts.init()
+    v = dict(s.v)
+    for name, value in changes.items():
+        parts = name.split("__")
+        key = (parts[0], *(int(p) for p in parts[1:]))
+        assert key in v, key
+        v[key] = int(value) if isinstance(value, Phase) else value
+    return State(s.k, s.r, s.schema, v)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from duelcheck.engines.base import Trace
-from duelcheck.errors import InternalError
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check
+
+from duelcheck.errors import InternalError
 
 
 def replay_trace(ts: TransitionSystem, trace: Trace) -> None:

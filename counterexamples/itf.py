@@ -13,13 +13,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from duelcheck import __version__
 from duelcheck.engines.base import Trace
-from duelcheck.errors import InputError
 from duelcheck.model.cards import Effect, Kind
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import PARAMS, FieldSpec, Key
 from duelcheck.model.system import Step, TransitionSystem
+
+from duelcheck import __version__
+from duelcheck.errors import InputError
 
 MAX_SAFE = 2**53 - 1
 PARAM_ENUMS: dict[str, Any] = {"kind": Kind, "eff": Effect}
@@ -143,7 +144,15 @@ def read_state_fields(ts: TransitionSystem, raw: dict[str, Any], where: str, rd:
             raise rd.fail(f"{where}.{spec.name}", "the field (every model variable is in every state)")
         lo, hi = field_range(spec)
 
-        def walk(node: Any, prefix: tuple[int, ...], dims: tuple[int, ...], path: str, spec: FieldSpec = spec) -> None:
+        def walk(
+            node: Any,
+            prefix: tuple[int, ...],
+            dims: tuple[int, ...],
+            path: str,
+            spec: FieldSpec = spec,
+            lo: int | None = lo,
+            hi: int | None = hi,
+        ) -> None:
             if not dims:
                 values[(spec.name, *prefix)] = rd.scalar(path, spec.sort, spec.enum, node, lo, hi)
                 return

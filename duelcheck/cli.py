@@ -77,7 +77,9 @@ def _select(names: tuple[str, ...]) -> list[Any]:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-proofs", is_flag=True, help="Skip the induction proofs; check invariants by BMC alone.")
 @_guard
-def check(rules_file: str | None, depth: int | None, names: tuple[str, ...], out: str, fmt: str, no_proofs: bool) -> None:
+def check(
+    rules_file: str | None, depth: int | None, names: tuple[str, ...], out: str, fmt: str, no_proofs: bool
+) -> None:
     """Check the properties under the rules; write a trace for every violation and witness."""
     from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
     from duelcheck.rules import load_rules

@@ -22,7 +22,9 @@ class Rules(BaseModel):
     main_phase_2_requires_battle_phase: bool = Field(
         True, description="6.3.5: Main Phase 2 only follows a Battle Phase"
     )
-    chain_speed_check: bool = Field(True, description="seed 000: a response must be speed 2+ and >= the link it answers")
+    chain_speed_check: bool = Field(
+        True, description="seed 000: a response must be speed 2+ and >= the link it answers"
+    )
     hand_limit: int = Field(6, ge=0, le=60, description="6.3.6: hand size at the end of the End Phase")
     normal_summons_per_turn: int = Field(1, ge=0, le=9, description="6.3.5: Normal Summons or Sets per turn")
     zero_atk_battle_destroys: bool = Field(False, description="6.3.4.3.3.1: two 0-ATK monsters destroy each other")

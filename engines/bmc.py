@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import z3
-
 from duelcheck.engines.base import Result, Trace
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, SymStep, TransitionSystem

@@ -19,10 +19,11 @@ from duelcheck.engines.base import Result, Trace
 from duelcheck.engines.bmc import BMC, Goal
 from duelcheck.engines.kind import Induction
 from duelcheck.engines.sim import Simulator
-from duelcheck.errors import InternalError
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.properties.catalog import Check, Property
+
+from duelcheck.errors import InternalError
 from duelcheck.rules import Rules
 
 DEFAULT_DEPTH = 10
@@ -191,9 +192,7 @@ class Checker:
             r.trace_path = str(path)
 
 
-def check_rules(
-    rules: Rules, props: list[Property], depth: int = DEFAULT_DEPTH, out: Path | None = None
-) -> Report:
+def check_rules(rules: Rules, props: list[Property], depth: int = DEFAULT_DEPTH, out: Path | None = None) -> Report:
     """Library entry point: check properties under rules; raises InternalError on an uncertified trace."""
     checker = Checker(rules, depth, out)
     report = checker.run(props)

@@ -14,7 +14,6 @@ import time
 from typing import Any
 
 import z3
-
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 
@@ -68,7 +67,11 @@ class Induction:
         active = {p.name for p in invariants if p.name in base_ok}
         while True:
             assume = [
-                self._value(c, None, None, pre) for p in invariants if p.name in active for c in p.checks if c.on == "state"
+                self._value(c, None, None, pre)
+                for p in invariants
+                if p.name in active
+                for c in p.checks
+                if c.on == "state"
             ]
             failed = set()
             for p in invariants:

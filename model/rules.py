@@ -34,8 +34,8 @@ from duelcheck.model.cards import (
     Kind,
     Phase,
 )
-from duelcheck.model.state import PARAMS, Builder, State
 from duelcheck.model.kit import Val
+from duelcheck.model.state import PARAMS, Builder, State
 
 
 class Params:
@@ -603,13 +603,17 @@ def activate(s: State, a: Params, n: Builder) -> None:
         n.require(free, "no free Spell & Trap Zone for the Spell")
     sp = speed(s, kind)
     with n.when(sp == 1):  # 6.3.3: speed 1 only by the turn player in their Main Phase
-        n.require(k.and_(p == tp, s.is_phase(*MAIN_PHASES)), "a speed-1 card is activated only in its owner's Main Phase")
+        n.require(
+            k.and_(p == tp, s.is_phase(*MAIN_PHASES)), "a speed-1 card is activated only in its owner's Main Phase"
+        )
         n.require(k.not_(s.g("attacking")), "a speed-1 card is activated only in an open Main Phase")
     top_kind = s.g("c_kind", length - 1)
     if r.chain_speed_check:  # seed 000: a response is speed 2 or more and at least the speed of the link it answers
         with n.when(length > 0):
             n.require(sp >= 2, "seed 000: a speed-1 card cannot be activated as a chain link 2 or higher")
-            n.require(sp >= speed(s, top_kind), "seed 000: a response must be at least the speed of the link it answers")
+            n.require(
+                sp >= speed(s, top_kind), "seed 000: a response must be at least the speed of the link it answers"
+            )
     with n.when(s.is_phase(*DAMAGE_STEP)):  # 6.3.4.3: Damage Step activations
         n.require(
             k.or_(
@@ -662,7 +666,7 @@ def activate(s: State, a: Params, n: Builder) -> None:
 @action("resolve", "seed 000", ("atk", "defv", "pos", "amount"), _resolutions)
 def resolve(s: State, a: Params, n: Builder) -> None:
     """Resolve the last link of the chain (last in, first out)."""
-    k, r = s.k, s.r
+    k = s.k
     n.require(live(s), "the duel is over")
     n.require(s.g("resolving"), "seed 000: a chain resolves only after both players pass")
     length = s.g("chain_len")
@@ -742,11 +746,14 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
         k.and_(s.g("m_occ", tp, z), s.g("m_up", tp, z), k.not_(s.g("m_def", tp, z))),
         "6.3.4.2: only a face-up Attack Position monster can attack; zone {zone} holds none",
     )
-    n.require(k.not_(s.g("m_decl", tp, z)), "6.3.4.2: the monster in zone {zone} has already declared an attack this turn")
+    n.require(
+        k.not_(s.g("m_decl", tp, z)), "6.3.4.2: the monster in zone {zone} has already declared an attack this turn"
+    )
     has = s.monsters(opp) > 0
     with n.when(has):
         n.require(
-            k.and_(t < r.monster_zones, s.g("m_occ", opp, t)), "6.3.4.2: the target must be a monster the opponent controls"
+            k.and_(t < r.monster_zones, s.g("m_occ", opp, t)),
+            "6.3.4.2: the target must be a monster the opponent controls",
         )
     with n.when(k.not_(has)):
         n.require(t == DIRECT, "6.3.4.2: a direct attack only when the opponent controls no monster")

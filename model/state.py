@@ -13,10 +13,10 @@ from enum import IntEnum
 from typing import Any
 
 import z3
-
-from duelcheck.rules import Rules
 from duelcheck.model.cards import ATK_CAP, POINTS, Effect, Kind, Phase
 from duelcheck.model.kit import CONCRETE, SYMBOLIC, Kit, Val
+
+from duelcheck.rules import Rules
 
 Key = tuple[Any, ...]
 
@@ -31,7 +31,7 @@ class FieldSpec:
     enum: type[IntEnum] | None = None
     scale: int = 1  # ATK, DEF and LP are held in units of 100 points
 
-    def keys(self) -> Iterator[Key]:
+    def cells(self) -> Iterator[Key]:
         for idx in itertools.product(*(range(d) for d in self.dims)):
             yield (self.name, *idx)
 
@@ -47,36 +47,36 @@ class FieldSpec:
 
 def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
     mz, sz, cl = r.monster_zones, r.spell_trap_zones, r.chain_links
-    B, I, E, P = "bool", "int", "enum", "player"
+    B, N, E, P = "bool", "int", "enum", "player"
     f = FieldSpec
     return (
-        f("turn", (), I, 9, "turn number, from 1"),
+        f("turn", (), N, 9, "turn number, from 1"),
         f("phase", (), E, 4, "current phase or step (6.3)", Phase),
         f("prio", (), P, 1, "player who may act now"),
         f("passed", (), B, 1, "the other player passed last: a pass now ends the step or resolves the chain (6.3)"),
         f("resolving", (), B, 1, "the chain is resolving, last in first out (seed 000)"),
         f("discarding", (), B, 1, "the turn player is discarding to the hand limit (6.3.6)"),
-        f("winner", (), I, 4, "0 while the duel goes on; 1 + the winning player"),
+        f("winner", (), N, 4, "0 while the duel goes on; 1 + the winning player"),
         f("drew", (), B, 1, "the turn player has made the normal draw (6.3.1)"),
-        f("nsum", (), I, 8, "Normal Summons and Sets this turn (6.3.5)"),
+        f("nsum", (), N, 8, "Normal Summons and Sets this turn (6.3.5)"),
         f("bp_done", (), B, 1, "a Battle Phase was entered this turn (6.3.5)"),
         f("attacking", (), B, 1, "an attack is in progress (6.3.4.2)"),
-        f("atk_zone", (), I, 4, "zone of the attacking monster"),
-        f("atk_tgt", (), I, 4, "zone of the attack target, 5 for a direct attack"),
+        f("atk_zone", (), N, 4, "zone of the attacking monster"),
+        f("atk_tgt", (), N, 4, "zone of the attack target, 5 for a direct attack"),
         f("at_decl", (), B, 1, "the attack declaration timing is open (6.3.4.2)"),
         f("replay", (), B, 1, "the opponent's monsters changed in the Battle Step: a replay is due (6.3.4.2.1)"),
-        f("chain_len", (), I, 4, "links on the chain"),
-        f("lp", (2,), I, 9, "Life Points", None, POINTS),
-        f("deck", (2,), I, 9, "cards in the deck"),
-        f("hand", (2,), I, 9, "cards in the hand (each unknown until played)"),
-        f("gy", (2,), I, 9, "cards in the Graveyard"),
+        f("chain_len", (), N, 4, "links on the chain"),
+        f("lp", (2,), N, 9, "Life Points", None, POINTS),
+        f("deck", (2,), N, 9, "cards in the deck"),
+        f("hand", (2,), N, 9, "cards in the hand (each unknown until played)"),
+        f("gy", (2,), N, 9, "cards in the Graveyard"),
         f("skip_bp", (2,), B, 1, "this player's next Battle Phase is skipped"),
         f("skip_m1", (2,), B, 1, "this player's next Main Phase 1 is skipped"),
         f("m_occ", (2, mz), B, 1, "a monster is in the zone"),
         f("m_up", (2, mz), B, 1, "the monster is face-up"),
         f("m_def", (2, mz), B, 1, "the monster is in Defense Position"),
-        f("m_atk", (2, mz), I, 9, "the monster's ATK", None, POINTS),
-        f("m_defv", (2, mz), I, 9, "the monster's DEF", None, POINTS),
+        f("m_atk", (2, mz), N, 9, "the monster's ATK", None, POINTS),
+        f("m_defv", (2, mz), N, 9, "the monster's DEF", None, POINTS),
         f("m_fresh", (2, mz), B, 1, "summoned or Set this turn"),
         f("m_moved", (2, mz), B, 1, "its battle position changed this turn"),
         f("m_decl", (2, mz), B, 1, "it declared an attack this turn"),
@@ -89,10 +89,10 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("c_owner", (cl,), P, 1, "player who activated the link"),
         f("c_kind", (cl,), E, 5, "kind of what was activated", Kind),
         f("c_eff", (cl,), E, 5, "effect of the link", Effect),
-        f("c_zone", (cl,), I, 4, "Spell & Trap Zone of the activated card"),
+        f("c_zone", (cl,), N, 4, "Spell & Trap Zone of the activated card"),
         f("c_tp", (cl,), P, 1, "target's controller"),
         f("c_ta", (cl,), P, 1, "target's area: 0 Monster Zone, 1 Spell & Trap Zone"),
-        f("c_tz", (cl,), I, 4, "target's zone"),
+        f("c_tz", (cl,), N, 4, "target's zone"),
         f("c_neg", (cl,), B, 1, "the activation was negated"),
         f("c_gone", (cl,), B, 1, "the activated card left the field before the link resolved"),
     )
@@ -270,11 +270,10 @@ class Builder(State):
         return self.k.and_(*(g for g, _ in self.guards))
 
 
-
 def concrete_state(r: Rules, schema: dict[str, FieldSpec], v: dict[Key, Val]) -> State:
     return State(CONCRETE, r, schema, v)
 
 
 def symbolic_state(r: Rules, schema: dict[str, FieldSpec], tag: str) -> State:
-    v = {key: spec.z3var(key, tag) for spec in schema.values() for key in spec.keys()}
+    v = {key: spec.z3var(key, tag) for spec in schema.values() for key in spec.cells()}
     return State(SYMBOLIC, r, schema, v)

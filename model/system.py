@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
-
-from duelcheck.rules import Rules
 from duelcheck.model.cards import POINTS, Phase
 from duelcheck.model.kit import SYMBOLIC, Val
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params
@@ -25,6 +23,8 @@ from duelcheck.model.state import (
     concrete_state,
     symbolic_state,
 )
+
+from duelcheck.rules import Rules
 
 
 @dataclass
@@ -60,7 +60,7 @@ class TransitionSystem:
         self.rules = rules
         self.fields: tuple[FieldSpec, ...] = build_schema(rules)
         self.schema: dict[str, FieldSpec] = {f.name: f for f in self.fields}
-        self.keys: list[Key] = [key for f in self.fields for key in f.keys()]
+        self.keys: list[Key] = [key for f in self.fields for key in f.cells()]
         self.actions: list[Action] = ACTIONS
         self.act_width = max(1, (len(ACTIONS) - 1).bit_length())
         self._template: SymStep | None = None
@@ -188,4 +188,4 @@ def value_of(term: Any, signed: bool = True) -> Any:
     return term.as_signed_long() if signed and term.size() > 1 else term.as_long()
 
 
-__all__ = ["TransitionSystem", "Step", "Outcome", "SymStep", "SYMBOLIC"]
+__all__ = ["SYMBOLIC", "Outcome", "Step", "SymStep", "TransitionSystem"]

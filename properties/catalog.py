@@ -19,8 +19,8 @@ from duelcheck.model.cards import (
     DIRECT,
     HAND,
     MAIN_PHASES,
-    SPEED,
     POINTS,
+    SPEED,
     SPELLS,
     TRAPS,
     Effect,
@@ -359,7 +359,9 @@ def _damage_table(s: State, a: ActionView, t: State) -> Val:
     row = k.and_(
         t.g("lp", opp) == s.g("lp", opp) - loss_opp,
         t.g("lp", tp) == s.g("lp", tp) - loss_tp,
-        k.implies(k.not_(b["direct"]), t.g("m_doomed", opp, b["t"]) == k.or_(doom_target, s.g("m_doomed", opp, b["t"]))),
+        k.implies(
+            k.not_(b["direct"]), t.g("m_doomed", opp, b["t"]) == k.or_(doom_target, s.g("m_doomed", opp, b["t"]))
+        ),
         t.g("m_doomed", tp, b["z"]) == k.or_(doom_attacker, s.g("m_doomed", tp, b["z"])),
     )
     no_battle = k.and_(*(t.g("lp", p) == s.g("lp", p) for p in (0, 1)))
@@ -638,7 +640,9 @@ always(
 
 def _face_down_attack(s: State) -> Val:
     k = s.k
-    return k.and_(*(k.implies(s.g("m_occ", p, z), k.or_(s.g("m_up", p, z), s.g("m_def", p, z))) for p, z in zones(s, "m_occ")))
+    return k.and_(
+        *(k.implies(s.g("m_occ", p, z), k.or_(s.g("m_up", p, z), s.g("m_def", p, z))) for p, z in zones(s, "m_occ"))
+    )
 
 
 always(

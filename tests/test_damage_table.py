@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 import z3
-
+from conftest import board, play
 from duelcheck.model.cards import DIRECT, POINTS, Phase
 from duelcheck.model.rules import ACTION_CODE
 from duelcheck.model.system import TransitionSystem
-from duelcheck.rules import Rules
 
-from conftest import board, play
+from duelcheck.rules import Rules
 
 # (row, attacker ATK, target ATK, target DEF, target in Defense, direct,
 #  damage to the attacker's controller, damage to the opponent, attacker destroyed, target destroyed)
@@ -26,7 +25,7 @@ ROWS = [
 ]
 
 
-def battle_board(ts: TransitionSystem, atk: int, t_atk: int, t_def: int, defense: bool, direct: bool):  # noqa: ANN201
+def battle_board(ts: TransitionSystem, atk: int, t_atk: int, t_def: int, defense: bool, direct: bool):
     """Turn 2 (player 1 attacks), both players passed during damage calculation."""
     extra = {}
     if not direct:
@@ -68,7 +67,9 @@ def test_row_concrete(ts: TransitionSystem, row: tuple) -> None:
     assert t.g("m_doomed", 0, 0) == doom_tgt
     # 6.3.4.3.5: the destroyed monsters reach the Graveyard only at the end of the Damage Step
     assert t.g("m_occ", 1, 0)
-    end = play(ts, t, ("pass", {"choice": 0}), ("pass", {"choice": 0}), ("pass", {"choice": 0}), ("pass", {"choice": 0}))
+    end = play(
+        ts, t, ("pass", {"choice": 0}), ("pass", {"choice": 0}), ("pass", {"choice": 0}), ("pass", {"choice": 0})
+    )
     assert end.g("phase") == Phase.BATTLE_STEP
     assert end.g("m_occ", 1, 0) == (not doom_att)
     assert end.g("gy", 1) == int(doom_att)

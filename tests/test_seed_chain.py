@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import play
-
 from duelcheck.model.cards import HAND, TO_END, Effect, Kind, Phase
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem

@@ -1,0 +1,169 @@
+"""The command line: verdicts, exit codes, traces that replay, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from duelcheck.counterexamples.certify import replay_trace
+from duelcheck.counterexamples.itf import itf_to_trace
+from duelcheck.model.cards import Phase
+from duelcheck.model.system import TransitionSystem
+from duelcheck.properties import PROPERTIES
+
+from duelcheck.cli import main
+from duelcheck.rules import Rules
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def rules_file(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "rules.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("hand_limt = 7\n", "hand_limt: unknown key"),
+        ('hand_limit = "seven"\n', "hand_limit:"),
+        ("hand_limit = \n", "not valid TOML"),
+        ("starting_lp = 8050\n", "starting_lp:"),
+        ('preset = "nope"\n', "preset:"),
+    ],
+)
+def test_bad_rule_files_give_one_line_and_exit_2(tmp_path: Path, text: str, needle: str) -> None:
+    code, _out, err = run("check", "--rules", rules_file(tmp_path, text), "--no-proofs", "--depth", "1")
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "rules.toml" in lines[0]
+    assert "Traceback" not in err
+
+
+def test_missing_rule_file_and_unknown_property() -> None:
+    code, _, err = run("check", "--rules", "/nonexistent/rules.toml")
+    assert code == 2 and "cannot read" in err
+    code, _, err = run("check", "--property", "no-such-property")
+    assert code == 2 and "unknown property" in err
+
+
+def test_invariants_hold_to_the_bound(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "check",
+        "--no-proofs",
+        "--depth",
+        "4",
+        "--property",
+        "first-turn-no-draw",
+        "--property",
+        "phase-order",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["depth"] == 4 and data["rules"]["hand_limit"] == 6
+    assert [r["verdict"] for r in data["results"]] == ["holds", "holds"]
+    assert {"property", "kind", "verdict", "bound", "length", "seconds", "trace"} <= set(data["results"][0])
+
+
+def test_main2_without_battle_phase_is_caught_with_a_minimal_replayable_trace(tmp_path: Path) -> None:
+    rules = rules_file(tmp_path, "main_phase_2_requires_battle_phase = false\n")
+    out_dir = tmp_path / "out"
+    code, out, _ = run(
+        "check",
+        "--rules",
+        rules,
+        "--depth",
+        "8",
+        "--property",
+        "main2-only-after-battle",
+        "--out",
+        str(out_dir),
+        "--format",
+        "json",
+        "--no-proofs",
+    )
+    assert code == 1
+    result = json.loads(out)["results"][0]
+    assert result["verdict"] == "violated"
+    # Draw, Standby and Main Phase 1 each end after two passes: 6 steps, and no shorter play exists
+    assert result["length"] == 6
+    ts = TransitionSystem(Rules(main_phase_2_requires_battle_phase=False))
+    data = json.loads(Path(result["trace"]).read_text())
+    trace = itf_to_trace(ts, data, result["trace"])
+    replay_trace(ts, trace)
+    assert trace.steps[-1].state.g("phase") == Phase.MAIN2 and not trace.steps[-1].state.g("bp_done")
+    assert data["#meta"]["property"] == "main2-only-after-battle"
+    assert data["#meta"]["rules"]["main_phase_2_requires_battle_phase"] is False
+    code, shown, _ = run("show", result["trace"])
+    assert code == 0 and "Main Phase 2" in shown and "[6.3]" in shown
+
+
+def test_chain_speed_knob_off_is_caught(tmp_path: Path) -> None:
+    rules = rules_file(tmp_path, "chain_speed_check = false\n")
+    code, out, _ = run(
+        "check",
+        "--rules",
+        rules,
+        "--depth",
+        "8",
+        "--property",
+        "chain-speed-legal",
+        "--out",
+        str(tmp_path / "o"),
+        "--format",
+        "json",
+        "--no-proofs",
+    )
+    assert code == 1
+    result = json.loads(out)["results"][0]
+    assert result["verdict"] == "violated"
+    data = json.loads(Path(result["trace"]).read_text())
+    activations = [s["action"] for s in data["states"] if s["action"]["tag"] == "activate"]
+    assert len(activations) >= 2
+
+
+def test_hand_limit_seven_still_holds(tmp_path: Path) -> None:
+    rules = rules_file(tmp_path, "hand_limit = 7\n")
+    code, out, _ = run(
+        "check",
+        "--rules",
+        rules,
+        "--depth",
+        "6",
+        "--property",
+        "hand-limit-at-turn-end",
+        "--no-proofs",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    )
+    assert code == 0 and json.loads(out)["results"][0]["verdict"] == "holds"
+
+
+def test_properties_lists_every_property() -> None:
+    code, out, _ = run("properties", "--format", "json")
+    assert code == 0
+    listed = {row["property"] for row in json.loads(out)}
+    assert listed == {p.name for p in PROPERTIES}
+    assert all(row["clause"] for row in json.loads(out))
+
+
+def test_show_rejects_a_bad_trace(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.itf.json"
+    bad.write_text('{"states": [{"action": {"tag": "fly"}}]}')
+    code, _, err = run("show", str(bad))
+    assert code == 2 and "states[0].action.tag" in err and len(err.strip().splitlines()) == 1
+    bad.write_text("{not json")
+    code, _, err = run("show", str(bad))
+    assert code == 2 and "not valid JSON" in err

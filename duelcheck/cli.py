@@ -130,7 +130,7 @@ def properties(fmt: str) -> None:
     """List every property with its kind and clause."""
     from duelcheck.properties import PROPERTIES
 
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "property": p.name,
             "kind": p.kind,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import z3
-from duelcheck.engines.base import Result, Trace
+from duelcheck.engines.base import Result, Trace, Verdict
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
@@ -176,6 +176,7 @@ class BMC:
             seconds = time.perf_counter() - t0
             for i, g in enumerate(goals):
                 status, k, trace, note = found[i]
+                verdict: Verdict
                 if status == "reached":
                     verdict = "violated" if kind == "always" else "found"
                 elif status == "unreached":

@@ -670,7 +670,7 @@ always(
 )
 
 # The progress actions: in every state where the duel goes on, one of them is enabled.
-PROGRESS = (
+PROGRESS: tuple[tuple[str, dict[str, int]], ...] = (
     ("pass", {"choice": 0}),
     ("pass", {"choice": 2}),
     ("normal_draw", {}),

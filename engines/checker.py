@@ -27,7 +27,7 @@ from duelcheck.errors import InternalError
 from duelcheck.rules import Rules
 
 DEFAULT_DEPTH = 10
-LEG_DEPTH = 8
+LEG_DEPTH = 9
 SIM_BUDGET_S = 40.0
 
 Progress = Callable[[str], None]

@@ -324,10 +324,11 @@ def advance(n: Builder, choice: Val) -> None:
     with n.when(ph == Phase.DRAW):  # 6.3.1
         enter_phase(n, Phase.STANDBY)
     with n.when(ph == Phase.STANDBY):  # 6.3.2; seed 000: Main Phase 1 skipped
-        with n.when(n.g("skip_m1", tp)):
+        skipped = n.g("skip_m1", tp)
+        with n.when(skipped):
             n.set("skip_m1", tp, False)
             leave_main1(n, choice)
-        with n.when(k.not_(n.g("skip_m1", tp))):
+        with n.when(k.not_(skipped)):
             enter_phase(n, Phase.MAIN1)
     with n.when(ph == Phase.MAIN1):
         leave_main1(n, choice)

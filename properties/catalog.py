@@ -714,7 +714,24 @@ sometimes(
     "reach-replay",
     "6.3.4.2.1",
     "A play where the opponent's monsters change after an attack declaration and a replay is due.",
-    state(_replay_due),
+    state(
+        _replay_due,
+        plan=(
+            waypoint(
+                "turn-1-call-set",
+                lambda s: s.k.and_(_at(s, 1, Phase.END), _has_set(s, 0, _NORMAL_OR_CONT_TRAP, Effect.SPECIAL_SUMMON)),
+            ),
+            waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
+            waypoint(
+                "turn-2-battle-step",
+                lambda s: s.k.and_(
+                    _at(s, 2, Phase.BATTLE_STEP),
+                    _attacker_ready(s),
+                    _has_set(s, 0, _NORMAL_OR_CONT_TRAP, Effect.SPECIAL_SUMMON),
+                ),
+            ),
+        ),
+    ),
 )
 
 
@@ -740,12 +757,71 @@ sometimes(
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] > b["ta"])), "atk-higher"),
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] < b["ta"])), "atk-lower"),
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)), "atk-equal"),
-    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)), "atk-zero"),
+    step(
+        _row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)),
+        "atk-zero",
+        plan=(
+            waypoint(
+                "turn-1-zero-atk-monster",
+                lambda s: s.k.and_(
+                    _at(s, 1, Phase.END),
+                    s.g("m_occ", 0, 0),
+                    s.g("m_up", 0, 0),
+                    s.k.not_(s.g("m_def", 0, 0)),
+                    s.g("m_atk", 0, 0) == 0,
+                ),
+            ),
+            waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
+            waypoint(
+                "turn-2-zero-atk-attacker",
+                lambda s: s.k.and_(_at(s, 2, Phase.BATTLE_STEP), _attacker_ready(s, 0), s.g("m_occ", 0, 0)),
+            ),
+        ),
+    ),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] > b["td"])), "def-higher"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] == b["td"])), "def-equal"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] < b["td"])), "def-lower"),
     step(_row(lambda s, b: b["direct"]), "direct"),
 )
+
+
+def _has_set(s: State, p: int, kinds: tuple[Kind, ...], eff: Effect) -> Val:
+    k = s.k
+    return k.or_(
+        *(
+            k.and_(
+                s.g("s_occ", p, z),
+                k.not_(s.g("s_up", p, z)),
+                k.one_of(s.g("s_kind", p, z), kinds),
+                s.g("s_eff", p, z) == eff,
+            )
+            for z in range(s.r.spell_trap_zones)
+        )
+    )
+
+
+def _at(s: State, turn: int, phase: Phase) -> Val:
+    k = s.k
+    return k.and_(s.g("turn") == turn, s.g("phase") == phase, s.g("chain_len") == 0, s.g("winner") == 0)
+
+
+def _attacker_ready(s: State, atk: int | None = None) -> Val:
+    k = s.k
+    return k.or_(
+        *(
+            k.and_(
+                s.g("m_occ", 1, z),
+                s.g("m_up", 1, z),
+                k.not_(s.g("m_def", 1, z)),
+                True if atk is None else s.g("m_atk", 1, z) == atk,
+            )
+            for z in range(s.r.monster_zones)
+        )
+    )
+
+
+_NORMAL_OR_CONT_TRAP = (Kind.NORMAL_TRAP, Kind.CONT_TRAP)
+
 
 # seed 000's five-link chain, abstracted by speed and effect: Dark Hole, Royal Decree, Mystical Space
 # Typhoon (targeting Royal Decree), Magic Jammer, Seven Tools of the Bandit; players alternate.
@@ -782,7 +858,28 @@ sometimes(
     "seed 000 (chain example)",
     "The five-link chain of seed 000 (Dark Hole, Royal Decree, Mystical Space Typhoon, Magic Jammer, "
     "Seven Tools of the Bandit) is built in a play.",
-    state(_seed_chain),
+    state(
+        _seed_chain,
+        plan=(
+            waypoint(
+                "turn-1-tools-set",
+                lambda s: s.k.and_(_at(s, 1, Phase.END), _has_set(s, 0, (Kind.COUNTER_TRAP,), Effect.NEGATE)),
+            ),
+            waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
+            waypoint(
+                "turn-2-decree-and-jammer-set",
+                lambda s: s.k.and_(
+                    _at(s, 2, Phase.END),
+                    _has_set(s, 1, (Kind.CONT_TRAP,), Effect.NONE),
+                    _has_set(s, 1, (Kind.COUNTER_TRAP,), Effect.NEGATE),
+                ),
+            ),
+            waypoint(
+                "turn-3-main-1",
+                lambda s: s.k.and_(_at(s, 3, Phase.MAIN1), _has_set(s, 0, (Kind.COUNTER_TRAP,), Effect.NEGATE)),
+            ),
+        ),
+    ),
 )
 
 sometimes(
@@ -802,8 +899,23 @@ sometimes(
 sometimes(
     "reach-standby-to-end",
     "seed 000 (Main Phase 2 note)",
-    "With Main Phase 1 and the Battle Phase both skipped, the turn goes from the Standby Phase to the End Phase.",
-    step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END)),
+    "With Main Phase 1 (and the Battle Phase) skipped, the turn goes from the Standby Phase to the End Phase.",
+    step(
+        lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END),
+        plan=(
+            waypoint(
+                "turn-1-skip-set",
+                lambda s: s.k.and_(_at(s, 1, Phase.END), _has_set(s, 0, _NORMAL_OR_CONT_TRAP, Effect.SKIP_MAIN1)),
+            ),
+            waypoint("turn-2-drawn", lambda s: s.k.and_(s.g("turn") == 2, s.g("drew"), s.g("chain_len") == 0)),
+            waypoint(
+                "turn-2-main-1-skipped",
+                lambda s: s.k.and_(
+                    s.g("turn") == 2, s.g("skip_m1", 1), s.g("chain_len") == 0, s.k.not_(s.g("resolving"))
+                ),
+            ),
+        ),
+    ),
 )
 
 BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}

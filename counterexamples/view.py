@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from duelcheck.engines.base import Trace
-from duelcheck.model.cards import DIRECT, HAND, STOP, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
+from duelcheck.model.cards import DIRECT, HAND, STOP, TARGETED, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import Key, State
 
@@ -48,6 +48,10 @@ def show_param(name: str, value: Any, action: str) -> str:
 
 
 def show_action(name: str, params: dict[str, Any]) -> str:
+    if name == "activate" and params.get("eff") not in TARGETED:
+        params = {k: v for k, v in params.items() if k not in ("tplayer", "tarea", "tzone")}
+    if name == "resolve":
+        params = {k: v for k, v in params.items() if v}
     inner = ", ".join(f"{k}={show_param(k, v, name)}" for k, v in params.items())
     return f"{name}({inner})"
 

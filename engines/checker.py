@@ -28,7 +28,7 @@ from duelcheck.rules import Rules
 
 DEFAULT_DEPTH = 10
 LEG_DEPTH = 9
-SIM_BUDGET_S = 40.0
+SIM_BUDGET_S = 35.0
 
 Progress = Callable[[str], None]
 
@@ -88,7 +88,7 @@ class Checker:
             from duelcheck.properties import PROPERTIES
 
             self.progress("proving invariants by induction")
-            induction = Induction(self.ts)
+            induction = Induction(self.ts, timeout_ms=3000)
             everything = list({p.name: p for p in (*PROPERTIES, *props)}.values())
             proved, seconds = induction.prove(everything)
             self.bmc.lemmas = induction.lemmas(proved, everything)

@@ -22,6 +22,7 @@ from duelcheck.model.cards import (
     POINTS,
     SPEED,
     SPELLS,
+    STAT_VALUES,
     TRAPS,
     Effect,
     Kind,
@@ -699,6 +700,63 @@ always(
     certify=_really_stuck,
 )
 
+
+def _has_set(s: State, p: int, kinds: tuple[Kind, ...], eff: Effect) -> Val:
+    k = s.k
+    return k.or_(
+        *(
+            k.and_(
+                s.g("s_occ", p, z),
+                k.not_(s.g("s_up", p, z)),
+                k.one_of(s.g("s_kind", p, z), kinds),
+                s.g("s_eff", p, z) == eff,
+            )
+            for z in range(s.r.spell_trap_zones)
+        )
+    )
+
+
+def _at(s: State, turn: int, phase: Phase) -> Val:
+    k = s.k
+    return k.and_(s.g("turn") == turn, s.g("phase") == phase, s.g("chain_len") == 0, s.g("winner") == 0)
+
+
+def _attacker_ready(s: State, atk: int | None = None) -> Val:
+    k = s.k
+    return k.or_(
+        *(
+            k.and_(
+                s.g("m_occ", 1, z),
+                s.g("m_up", 1, z),
+                k.not_(s.g("m_def", 1, z)),
+                True if atk is None else s.g("m_atk", 1, z) == atk,
+            )
+            for z in range(s.r.monster_zones)
+        )
+    )
+
+
+_NORMAL_OR_CONT_TRAP = (Kind.NORMAL_TRAP, Kind.CONT_TRAP)
+
+
+def _battle_plan(defender_atk: int, attacker_atk: int) -> tuple[Check, ...]:
+    """Turn 1: player 0 summons a monster with ATK x; turn 2: player 1 summons one with ATK y and battles."""
+
+    def defender(s: State) -> Val:
+        k = s.k
+        ready = k.and_(s.g("m_up", 0, 0), k.not_(s.g("m_def", 0, 0)), s.g("m_atk", 0, 0) == defender_atk)
+        return k.and_(_at(s, 1, Phase.END), s.g("m_occ", 0, 0), ready)
+
+    return (
+        waypoint(f"turn-1-defender-atk-{defender_atk}", defender),
+        waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
+        waypoint(
+            f"turn-2-attacker-atk-{attacker_atk}",
+            lambda s: s.k.and_(_at(s, 2, Phase.BATTLE_STEP), _attacker_ready(s, attacker_atk), s.g("m_occ", 0, 0)),
+        ),
+    )
+
+
 # -- witnesses --------------------------------------------------------------------------------
 
 sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s: s.g("phase") == Phase.MAIN2))
@@ -756,71 +814,17 @@ sometimes(
     "Every row of the battle damage table happens in some play.",
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] > b["ta"])), "atk-higher"),
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] < b["ta"])), "atk-lower"),
-    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)), "atk-equal"),
     step(
-        _row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)),
-        "atk-zero",
-        plan=(
-            waypoint(
-                "turn-1-zero-atk-monster",
-                lambda s: s.k.and_(
-                    _at(s, 1, Phase.END),
-                    s.g("m_occ", 0, 0),
-                    s.g("m_up", 0, 0),
-                    s.k.not_(s.g("m_def", 0, 0)),
-                    s.g("m_atk", 0, 0) == 0,
-                ),
-            ),
-            waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
-            waypoint(
-                "turn-2-zero-atk-attacker",
-                lambda s: s.k.and_(_at(s, 2, Phase.BATTLE_STEP), _attacker_ready(s, 0), s.g("m_occ", 0, 0)),
-            ),
-        ),
+        _row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)),
+        "atk-equal",
+        plan=_battle_plan(STAT_VALUES[2], STAT_VALUES[2]),
     ),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)), "atk-zero", plan=_battle_plan(0, 0)),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] > b["td"])), "def-higher"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] == b["td"])), "def-equal"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] < b["td"])), "def-lower"),
     step(_row(lambda s, b: b["direct"]), "direct"),
 )
-
-
-def _has_set(s: State, p: int, kinds: tuple[Kind, ...], eff: Effect) -> Val:
-    k = s.k
-    return k.or_(
-        *(
-            k.and_(
-                s.g("s_occ", p, z),
-                k.not_(s.g("s_up", p, z)),
-                k.one_of(s.g("s_kind", p, z), kinds),
-                s.g("s_eff", p, z) == eff,
-            )
-            for z in range(s.r.spell_trap_zones)
-        )
-    )
-
-
-def _at(s: State, turn: int, phase: Phase) -> Val:
-    k = s.k
-    return k.and_(s.g("turn") == turn, s.g("phase") == phase, s.g("chain_len") == 0, s.g("winner") == 0)
-
-
-def _attacker_ready(s: State, atk: int | None = None) -> Val:
-    k = s.k
-    return k.or_(
-        *(
-            k.and_(
-                s.g("m_occ", 1, z),
-                s.g("m_up", 1, z),
-                k.not_(s.g("m_def", 1, z)),
-                True if atk is None else s.g("m_atk", 1, z) == atk,
-            )
-            for z in range(s.r.monster_zones)
-        )
-    )
-
-
-_NORMAL_OR_CONT_TRAP = (Kind.NORMAL_TRAP, Kind.CONT_TRAP)
 
 
 # seed 000's five-link chain, abstracted by speed and effect: Dark Hole, Royal Decree, Mystical Space

@@ -52,9 +52,6 @@ class Kit:
     def sel(self, values: Sequence[Val], i: Val, w: int | None = None) -> Val:
         return values[i] if 0 <= i < len(values) else values[-1]
 
-    def count(self, flags: Iterable[Val]) -> Val:
-        return sum(1 for f in flags if f)
-
 
 class SymKit(Kit):
     """Builds Z3 terms; folds Python constants so terms stay small."""
@@ -129,9 +126,6 @@ class SymKit(Kit):
         for j in range(len(values) - 2, -1, -1):
             out = self.ite(i == j, values[j], out, w)
         return out
-
-    def count(self, flags: Iterable[Val]) -> Val:
-        raise TypeError("count() needs a width; use State.count")
 
 
 CONCRETE = Kit()

@@ -105,13 +105,6 @@ class TransitionSystem:
                 if out.ok and out.state is not None:
                     yield Step(act.name, dict(params), out.state)
 
-    def enabled(self, s: State, name: str) -> Iterator[Step]:
-        act = ACTION_BY_NAME[name]
-        for params in act.candidates(s):
-            out = self.apply(s, name, params)
-            if out.ok and out.state is not None:
-                yield Step(name, dict(params), out.state)
-
     # -- symbolic -----------------------------------------------------------------------------
     def sym_state(self, tag: str) -> State:
         return symbolic_state(self.rules, self.schema, tag)

@@ -20,7 +20,6 @@ from duelcheck.model.cards import (
     HAND,
     MAIN_PHASES,
     POINTS,
-    SPEED,
     SPELLS,
     STAT_VALUES,
     TRAPS,
@@ -29,7 +28,7 @@ from duelcheck.model.cards import (
     Phase,
 )
 from duelcheck.model.kit import Val
-from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, Params, winner_if_loses
+from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, Params, speed, winner_if_loses
 from duelcheck.model.state import Rejected, State
 
 Kind_ = Literal["always", "sometimes"]
@@ -107,10 +106,6 @@ def waypoint(label: str, fn: StatePred) -> Check:
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def speed(s: State, kind: Val) -> Val:
-    return s.k.sel([SPEED[Kind(i)] for i in range(len(Kind))], kind, w=4)
 
 
 def enabled(s: State, name: str, params: dict[str, int]) -> Val:

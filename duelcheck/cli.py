@@ -176,5 +176,38 @@ def show(trace_file: str, rules_file: str | None) -> None:
     click.echo(render(trace, title))
 
 
+@main.command("replay")
+@click.argument("play_file", type=click.Path(dir_okay=False))
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the file).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@_guard
+def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
+    """Replay a recorded play (an ITF trace) against the rules: exit 0 if it conforms, 1 if not."""
+    from duelcheck.conformance import replay
+    from duelcheck.counterexamples.view import show_action
+    from duelcheck.rules import load_rules
+
+    rules = load_rules(rules_file) if rules_file else None
+    report = replay(play_file, rules)
+    if fmt == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        for st in report.steps:
+            verdict = "legal" if st.legal else f"ILLEGAL: {st.reason}"
+            click.echo(f"{st.index:4d}  {show_action(st.action, st.params)}  [{st.clause}]  {verdict}")
+            for name, model, observed in st.differences:
+                click.echo(f"        {name}: model {model}, observed {observed}")
+        if report.conforms:
+            click.echo(f"conforms: all {report.total} steps are legal and match the observed states")
+        elif report.stopped_at is not None:
+            click.echo(
+                f"does not conform: step {report.stopped_at} of {report.total} is illegal "
+                f"({report.stopped_at - 1} steps conform before it)"
+            )
+        else:
+            click.echo("does not conform: observed states differ from the rules' outcome")
+    sys.exit(0 if report.conforms else 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -167,3 +167,32 @@ def test_show_rejects_a_bad_trace(tmp_path: Path) -> None:
     bad.write_text("{not json")
     code, _, err = run("show", str(bad))
     assert code == 2 and "not valid JSON" in err
+
+
+def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) -> None:
+    rules = rules_file(tmp_path, "main_phase_2_requires_battle_phase = false\n")
+    code, out, _ = run(
+        "check",
+        "--rules",
+        rules,
+        "--depth",
+        "8",
+        "--property",
+        "main2-only-after-battle",
+        "--out",
+        str(tmp_path / "o"),
+        "--format",
+        "json",
+        "--no-proofs",
+    )
+    trace = json.loads(out)["results"][0]["trace"]
+    code, out, _ = run("replay", trace)
+    assert code == 0 and "conforms" in out
+    official = tmp_path / "official.toml"
+    official.write_text("")
+    code, out, _ = run("replay", trace, "--rules", str(official), "--format", "json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["stopped_at"] == 6 and report["steps_checked"] == 6
+    last = report["steps"][-1]
+    assert not last["legal"] and last["reason"].startswith("6.3.5")

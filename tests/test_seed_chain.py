@@ -93,3 +93,23 @@ def test_illegal_variants_of_the_chain(ts: TransitionSystem) -> None:
     one = play(ts, ts.init(), *both_pass(), *both_pass(), act(HAND, Kind.QUICK_SPELL, Effect.DRAW), ("pass", P))
     out = ts.apply(one, "activate", {"zone": HAND, "kind": int(Kind.NORMAL_SPELL), "eff": int(Effect.DRAW)})
     assert not out.ok and "speed-1" in (out.reason or "")
+
+
+def test_library_replay_of_a_play(ts: TransitionSystem) -> None:
+    """duelcheck.replay(log) -> Report, from a test suite."""
+    from duelcheck.counterexamples.itf import trace_to_itf
+    from duelcheck.engines.base import Trace
+    from duelcheck.model.system import Step
+
+    import duelcheck
+
+    steps = [Step("init", {}, ts.init())]
+    for name, params in [("pass", P), ("pass", P), ("pass", P), ("pass", P)]:
+        out = ts.apply(steps[-1].state, name, params)
+        assert out.state is not None
+        steps.append(Step(name, params, out.state))
+    doc = trace_to_itf(ts, Trace(steps), {})
+    assert duelcheck.replay(doc).conforms
+    doc["states"][3]["hand"] = [9, 5]  # an engine that observed something else
+    report = duelcheck.replay(doc)
+    assert not report.conforms and report.steps[2].differences == [("hand[0]", 5, 9)]

@@ -77,7 +77,7 @@ class Checker:
         self.bmc = BMC(self.ts, timeout_ms)
         self.simulate = simulate
         self.prove = prove
-        self._legs: dict[tuple[int, str], tuple[str, int, Trace | None, str]] = {}
+        self._legs: dict[tuple[object, str], tuple[str, int, Trace | None, str]] = {}
 
     def run(self, props: list[Property]) -> Report:
         t0 = time.perf_counter()
@@ -141,7 +141,7 @@ class Checker:
                 r.note = f"not found within the bound {self.depth}, nor by simulation in {SIM_BUDGET_S:.0f} s"
 
     def _leg(self, start: State, goal: Check) -> tuple[str, int, Trace | None, str]:
-        key = (hash(start), goal.label)
+        key = (tuple(start.v.items()), goal.label)
         if key not in self._legs:
             probe = Property("waypoint", "sometimes", "", "", (goal,))
             self._legs[key] = self.bmc.reach([Goal(probe, goal)], LEG_DEPTH, start)[0]

@@ -28,6 +28,16 @@ def rules_file(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
+def check_variant(tmp_path: Path, rules_text: str, prop: str) -> tuple[int, str]:
+    """Check one property by BMC to depth 8 under a rule file; the exit code and the JSON report."""
+    rules = rules_file(tmp_path, rules_text)
+    code, out, _ = run(
+        "check", "--rules", rules, "--depth", "8", "--property", prop,
+        "--out", str(tmp_path / "out"), "--format", "json", "--no-proofs",
+    )  # fmt: skip
+    return code, out
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
@@ -76,22 +86,7 @@ def test_invariants_hold_to_the_bound(tmp_path: Path) -> None:
 
 
 def test_main2_without_battle_phase_is_caught_with_a_minimal_replayable_trace(tmp_path: Path) -> None:
-    rules = rules_file(tmp_path, "main_phase_2_requires_battle_phase = false\n")
-    out_dir = tmp_path / "out"
-    code, out, _ = run(
-        "check",
-        "--rules",
-        rules,
-        "--depth",
-        "8",
-        "--property",
-        "main2-only-after-battle",
-        "--out",
-        str(out_dir),
-        "--format",
-        "json",
-        "--no-proofs",
-    )
+    code, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
     assert code == 1
     result = json.loads(out)["results"][0]
     assert result["verdict"] == "violated"
@@ -109,21 +104,7 @@ def test_main2_without_battle_phase_is_caught_with_a_minimal_replayable_trace(tm
 
 
 def test_chain_speed_knob_off_is_caught(tmp_path: Path) -> None:
-    rules = rules_file(tmp_path, "chain_speed_check = false\n")
-    code, out, _ = run(
-        "check",
-        "--rules",
-        rules,
-        "--depth",
-        "8",
-        "--property",
-        "chain-speed-legal",
-        "--out",
-        str(tmp_path / "o"),
-        "--format",
-        "json",
-        "--no-proofs",
-    )
+    code, out = check_variant(tmp_path, "chain_speed_check = false\n", "chain-speed-legal")
     assert code == 1
     result = json.loads(out)["results"][0]
     assert result["verdict"] == "violated"
@@ -133,21 +114,7 @@ def test_chain_speed_knob_off_is_caught(tmp_path: Path) -> None:
 
 
 def test_hand_limit_seven_still_holds(tmp_path: Path) -> None:
-    rules = rules_file(tmp_path, "hand_limit = 7\n")
-    code, out, _ = run(
-        "check",
-        "--rules",
-        rules,
-        "--depth",
-        "6",
-        "--property",
-        "hand-limit-at-turn-end",
-        "--no-proofs",
-        "--format",
-        "json",
-        "--out",
-        str(tmp_path),
-    )
+    code, out = check_variant(tmp_path, "hand_limit = 7\n", "hand-limit-at-turn-end")
     assert code == 0 and json.loads(out)["results"][0]["verdict"] == "holds"
 
 
@@ -170,21 +137,7 @@ def test_show_rejects_a_bad_trace(tmp_path: Path) -> None:
 
 
 def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) -> None:
-    rules = rules_file(tmp_path, "main_phase_2_requires_battle_phase = false\n")
-    code, out, _ = run(
-        "check",
-        "--rules",
-        rules,
-        "--depth",
-        "8",
-        "--property",
-        "main2-only-after-battle",
-        "--out",
-        str(tmp_path / "o"),
-        "--format",
-        "json",
-        "--no-proofs",
-    )
+    _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
     trace = json.loads(out)["results"][0]["trace"]
     code, out, _ = run("replay", trace)
     assert code == 0 and "conforms" in out

@@ -13,9 +13,9 @@ from enum import IntEnum
 from typing import Any
 
 import z3
+
 from duelcheck.model.cards import ATK_CAP, POINTS, Effect, Kind, Phase
 from duelcheck.model.kit import CONCRETE, SYMBOLIC, Kit, Val
-
 from duelcheck.rules import Rules
 
 Key = tuple[Any, ...]
@@ -192,17 +192,8 @@ class State:
     def over(self) -> Val:
         return self.g("winner") != 0
 
-    def copy_values(self) -> dict[Key, Val]:
-        return dict(self.v)
-
     def edit(self) -> Builder:
         return Builder(self)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and not self.k.symbolic and self.v == other.v
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self.v.items(), key=lambda kv: repr(kv[0]))))
 
 
 class Rejected(Exception):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
+
 from duelcheck.model.cards import POINTS, Phase
 from duelcheck.model.kit import SYMBOLIC, Val
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params
@@ -23,7 +24,6 @@ from duelcheck.model.state import (
     concrete_state,
     symbolic_state,
 )
-
 from duelcheck.rules import Rules
 
 
@@ -52,7 +52,6 @@ class SymStep:
     pre: State
     post: State
     relation: Any  # the transition constraint
-    guards: dict[str, Any]  # per action: its guard at this step
 
 
 class TransitionSystem:
@@ -128,13 +127,12 @@ class TransitionSystem:
         pairs += [(tpl.post.v[key], post.v[key]) for key in self.keys]
         pairs += [(tpl.act, act)] + [(tpl.params[name], pvars[name]) for name in PARAMS]
         relation = z3.substitute(tpl.relation, *pairs)
-        return SymStep(act, pvars, pre, post, relation, {})
+        return SymStep(act, pvars, pre, post, relation)
 
     def _build_step(self, pre: State, tag: str) -> SymStep:
         act = z3.BitVec("act" + tag, self.act_width)
         pvars = {name: spec.z3var(tag) for name, spec in PARAMS.items()}
         post = self.sym_state(tag)
-        guards: dict[str, Any] = {}
         updates: dict[Key, Any] = {key: pre.v[key] for key in self.keys}
         choices = []
         for code, a in enumerate(self.actions):
@@ -142,7 +140,6 @@ class TransitionSystem:
             n = pre.edit()
             a.body(pre, params, n)
             g = n.guard()
-            guards[a.name] = g
             unused = [self._zero(PARAMS[name], pvars[name]) for name in PARAMS if name not in a.params]
             choices.append(z3.And(act == code, g, *unused))
             for key in self.keys:
@@ -152,7 +149,7 @@ class TransitionSystem:
         domains = [PARAMS[name].domain(pvars[name]) for name in PARAMS]
         frame = [post.v[key] == updates[key] for key in self.keys]
         relation = z3.And(z3.Or(*choices), z3.ULT(act, len(self.actions)), *domains, *frame)
-        return SymStep(act, pvars, pre, post, relation, guards)
+        return SymStep(act, pvars, pre, post, relation)
 
     @staticmethod
     def _zero(spec: Any, var: Any) -> Any:

@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 from duelcheck.engines.base import Trace
+from duelcheck.errors import InternalError
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check
-
-from duelcheck.errors import InternalError
 
 
 def replay_trace(ts: TransitionSystem, trace: Trace) -> None:
     """Raise InternalError unless the trace starts in the initial state and every step is a legal action
     whose concrete successor is exactly the next state of the trace."""
-    init = ts.init()
-    if trace.steps[0].state.v != init.v:
+    from duelcheck.conformance import check_play
+
+    if trace.steps[0].state.v != ts.init().v:
         raise InternalError("the trace does not start in the initial state")
-    for i in range(1, len(trace.steps)):
-        pre, step = trace.steps[i - 1].state, trace.steps[i]
-        out = ts.apply(pre, step.action, step.params)
-        if not out.ok or out.state is None:
-            raise InternalError(f"step {i} ({step.action}) is not allowed by the concrete interpreter: {out.reason}")
-        if out.state.v != step.state.v:
-            diff = [k for k in out.state.v if out.state.v[k] != step.state.v[k]]
-            raise InternalError(f"step {i} ({step.action}) leads elsewhere in the concrete interpreter: {diff[:5]}")
+    for st in check_play(ts, trace).steps:
+        if not st.legal:
+            raise InternalError(
+                f"step {st.index} ({st.action}) is not allowed by the concrete interpreter: {st.reason}"
+            )
+        if st.differences:
+            fields = [name for name, _, _ in st.differences]
+            raise InternalError(
+                f"step {st.index} ({st.action}) leads elsewhere in the concrete interpreter: {fields[:5]}"
+            )
 
 
 def holds_at_end(trace: Trace, check: Check) -> bool:

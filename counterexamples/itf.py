@@ -13,14 +13,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from duelcheck import __version__
 from duelcheck.engines.base import Trace
+from duelcheck.errors import InputError
 from duelcheck.model.cards import Effect, Kind
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import PARAMS, FieldSpec, Key
 from duelcheck.model.system import Step, TransitionSystem
-
-from duelcheck import __version__
-from duelcheck.errors import InputError
+from duelcheck.rules import Rules, rules_from_mapping
 
 MAX_SAFE = 2**53 - 1
 PARAM_ENUMS: dict[str, Any] = {"kind": Kind, "eff": Effect}
@@ -212,6 +212,13 @@ def itf_to_trace(ts: TransitionSystem, data: Any, source: str) -> Trace:
         values = read_state_fields(ts, raw, where, rd)
         steps.append(Step(name, params, concrete_state(ts.rules, ts.schema, values)))
     return Trace(steps)
+
+
+def recorded_rules(data: Any, source: str) -> Rules:
+    """The rules a trace records in `#meta.rules` (the official rules when it records none)."""
+    meta = data.get("#meta", {}) if isinstance(data, dict) else {}
+    recorded = meta.get("rules", {}) if isinstance(meta, dict) else {}
+    return rules_from_mapping(recorded if isinstance(recorded, dict) else {}, f"{source}: #meta.rules")
 
 
 def load_json(path: Path) -> Any:

@@ -157,21 +157,19 @@ def properties(fmt: str) -> None:
 @_guard
 def show(trace_file: str, rules_file: str | None) -> None:
     """Print a trace: per step the action, its parameters, the clause, and what changed."""
-    from duelcheck.counterexamples.itf import itf_to_trace, load_json
+    from duelcheck.counterexamples.itf import itf_to_trace, load_json, recorded_rules
     from duelcheck.counterexamples.view import render
     from duelcheck.model.system import TransitionSystem
-    from duelcheck.rules import load_rules, rules_from_mapping
+    from duelcheck.rules import load_rules
 
     path = Path(trace_file)
     data = load_json(path)
-    if rules_file:
-        rules = load_rules(rules_file)
-    else:
-        meta = data.get("#meta", {}) if isinstance(data, dict) else {}
-        rules = rules_from_mapping(meta.get("rules", {}) if isinstance(meta, dict) else {}, f"{path}: #meta.rules")
+    rules = load_rules(rules_file) if rules_file else recorded_rules(data, str(path))
     ts = TransitionSystem(rules)
     trace = itf_to_trace(ts, data, str(path))
     meta = data.get("#meta", {})
+    if not isinstance(meta, dict):
+        meta = {}
     title = f"{meta.get('description', path.name)}   ({len(trace)} steps)"
     click.echo(render(trace, title))
 

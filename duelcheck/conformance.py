@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duelcheck.counterexamples.view import show_key
 from duelcheck.engines.base import Trace
 from duelcheck.model.rules import ACTION_BY_NAME
-from duelcheck.model.state import Key, State
+from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
-from duelcheck.rules import Rules, rules_from_mapping
+from duelcheck.rules import Rules
 
 
 @dataclass
@@ -66,10 +67,6 @@ class Report:
         }
 
 
-def _name(key: Key) -> str:
-    return key[0] + "".join(f"[{i}]" for i in key[1:])
-
-
 def check_play(ts: TransitionSystem, trace: Trace) -> Report:
     """Replay a trace from its first state; stop at the first illegal action."""
     reports: list[StepReport] = []
@@ -83,7 +80,7 @@ def check_play(ts: TransitionSystem, trace: Trace) -> Report:
             reports.append(StepReport(i, step.action, step.params, False, clause, out.reason))
             break
         diffs = [
-            (_name(key), out.state.v[key], step.state.v[key])
+            (show_key(key), out.state.v[key], step.state.v[key])
             for key in ts.keys
             if out.state.v[key] != step.state.v[key]
         ]
@@ -95,7 +92,7 @@ def check_play(ts: TransitionSystem, trace: Trace) -> Report:
 def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Report:
     """Library entry point: replay an ITF document (a path or parsed JSON) under the given rules,
     or under the rules recorded in the document, or the official rules."""
-    from duelcheck.counterexamples.itf import itf_to_trace, load_json
+    from duelcheck.counterexamples.itf import itf_to_trace, load_json, recorded_rules
 
     source = "<play>"
     if isinstance(play, (str, Path)):
@@ -103,9 +100,5 @@ def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Rep
         data = load_json(Path(play))
     else:
         data = play
-    if rules is None:
-        meta = data.get("#meta", {}) if isinstance(data, dict) else {}
-        recorded = meta.get("rules", {}) if isinstance(meta, dict) else {}
-        rules = rules_from_mapping(recorded if isinstance(recorded, dict) else {}, f"{source}: #meta.rules")
-    ts = TransitionSystem(rules)
+    ts = TransitionSystem(rules if rules is not None else recorded_rules(data, source))
     return check_play(ts, itf_to_trace(ts, data, source))

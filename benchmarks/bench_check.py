@@ -13,7 +13,6 @@ from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
 from duelcheck.engines.kind import Induction
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import PROPERTIES
-
 from duelcheck.rules import Rules
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import z3
+
 from duelcheck.engines.base import Result, Trace, Verdict
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, SymStep, TransitionSystem

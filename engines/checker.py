@@ -19,11 +19,10 @@ from duelcheck.engines.base import Result, Trace
 from duelcheck.engines.bmc import BMC, Goal
 from duelcheck.engines.kind import Induction
 from duelcheck.engines.sim import Simulator
+from duelcheck.errors import InternalError
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.properties.catalog import Check, Property
-
-from duelcheck.errors import InternalError
 from duelcheck.rules import Rules
 
 DEFAULT_DEPTH = 10

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import z3
+
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from duelcheck.model.cards import Phase
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
-
 from duelcheck.rules import Rules
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import z3
-from duelcheck.model.rules import ACTION_CODE
-from duelcheck.model.state import PARAMS, State
-from duelcheck.model.system import Step, SymStep, TransitionSystem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from duelcheck.model.rules import ACTION_CODE
+from duelcheck.model.state import PARAMS, State
+from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.rules import Rules
 
 TS = TransitionSystem(Rules())

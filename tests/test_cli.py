@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+from duelcheck.cli import main
 from duelcheck.counterexamples.certify import replay_trace
 from duelcheck.counterexamples.itf import itf_to_trace
 from duelcheck.model.cards import Phase
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import PROPERTIES
-
-from duelcheck.cli import main
 from duelcheck.rules import Rules
 
 
@@ -149,3 +149,23 @@ def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) ->
     assert report["stopped_at"] == 6 and report["steps_checked"] == 6
     last = report["steps"][-1]
     assert not last["legal"] and last["reason"].startswith("6.3.5")
+
+
+def test_a_tampered_trace_fails_its_certificate(tmp_path: Path) -> None:
+    """A trace that does not replay is an internal error, never a verdict."""
+    from duelcheck.counterexamples.certify import certify
+    from duelcheck.errors import InternalError
+    from duelcheck.properties import BY_NAME
+
+    _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
+    ts = TransitionSystem(Rules(main_phase_2_requires_battle_phase=False))
+    trace = itf_to_trace(ts, json.loads(Path(json.loads(out)["results"][0]["trace"]).read_text()), "t")
+    check = BY_NAME["main2-only-after-battle"].checks[0]
+    certify(ts, check, trace, expect=False)
+    with pytest.raises(InternalError, match="does not witness"):
+        certify(ts, check, trace, expect=True)
+    trace.steps[3].state.v[("hand", 0)] = 9
+    with pytest.raises(InternalError, match="step 3"):
+        certify(ts, check, trace, expect=False)
+    with pytest.raises(InternalError, match="initial state"):
+        certify(TransitionSystem(Rules(hand_limit=7, starting_hand=6)), check, trace, expect=False)

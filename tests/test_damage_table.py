@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import z3
 from conftest import board, play
+
 from duelcheck.model.cards import DIRECT, POINTS, Phase
 from duelcheck.model.rules import ACTION_CODE
 from duelcheck.model.system import TransitionSystem
-
 from duelcheck.rules import Rules
 
 # (row, attacker ATK, target ATK, target DEF, target in Defense, direct,

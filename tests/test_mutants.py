@@ -7,12 +7,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+
 from duelcheck.counterexamples.certify import certify
 from duelcheck.engines.bmc import BMC
 from duelcheck.model import rules as R
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import BY_NAME
-
 from duelcheck.rules import Rules
 
 

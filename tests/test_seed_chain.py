@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import play
+
 from duelcheck.model.cards import HAND, TO_END, Effect, Kind, Phase
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
@@ -97,11 +98,10 @@ def test_illegal_variants_of_the_chain(ts: TransitionSystem) -> None:
 
 def test_library_replay_of_a_play(ts: TransitionSystem) -> None:
     """duelcheck.replay(log) -> Report, from a test suite."""
+    import duelcheck
     from duelcheck.counterexamples.itf import trace_to_itf
     from duelcheck.engines.base import Trace
     from duelcheck.model.system import Step
-
-    import duelcheck
 
     steps = [Step("init", {}, ts.init())]
     for name, params in [("pass", P), ("pass", P), ("pass", P), ("pass", P)]:

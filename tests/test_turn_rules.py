@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import board, play
+
 from duelcheck.model.cards import TO_BATTLE, TO_END, TO_MAIN2, Phase
 from duelcheck.model.system import TransitionSystem
 

@@ -28,7 +28,7 @@ from duelcheck.model.cards import (
     Phase,
 )
 from duelcheck.model.kit import Val
-from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, Params, speed, winner_if_loses
+from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, Params, replay_due, speed, winner_if_loses
 from duelcheck.model.state import Rejected, State
 
 Kind_ = Literal["always", "sometimes"]
@@ -758,17 +758,12 @@ sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s
 sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3))
 
 
-def _replay_due(s: State) -> Val:
-    k = s.k
-    return k.and_(s.g("replay"), s.g("attacking"), s.g("chain_len") == 0, k.not_(s.g("resolving")))
-
-
 sometimes(
     "reach-replay",
     "6.3.4.2.1",
     "A play where the opponent's monsters change after an attack declaration and a replay is due.",
     state(
-        _replay_due,
+        replay_due,
         plan=(
             waypoint(
                 "turn-1-call-set",

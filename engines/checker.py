@@ -18,7 +18,7 @@ from pathlib import Path
 from duelcheck.engines.base import Result, Trace
 from duelcheck.engines.bmc import BMC, Goal
 from duelcheck.engines.kind import Induction
-from duelcheck.engines.sim import Simulator
+from duelcheck.engines.sim import Background
 from duelcheck.errors import InternalError
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
@@ -77,11 +77,19 @@ class Checker:
         self.simulate = simulate
         self.prove = prove
         self._legs: dict[tuple[object, str], tuple[str, int, Trace | None, str]] = {}
+        self._sim: Background | None = None
+        self._sim_index: dict[tuple[str, str], int] = {}
 
     def run(self, props: list[Property]) -> Report:
         t0 = time.perf_counter()
         proved: set[str] = set()
         results: list[Result] = []
+        # Witnesses are also searched by simulation on the second core while the solver works; a
+        # simulated play is used only for a witness that BMC (within the bound, or along its plan)
+        # does not find.
+        deep = [(p, c) for p in props if p.kind == "sometimes" for c in p.checks]
+        self._sim = Background(self.ts, [c for _, c in deep], SIM_BUDGET_S) if self.simulate else None
+        self._sim_index = {(p.name, c.label): i for i, (p, c) in enumerate(deep)}
         if self.prove:
             # Induction assumes every invariant of the suite, so it runs over the whole suite.
             from duelcheck.properties import PROPERTIES
@@ -124,17 +132,21 @@ class Checker:
         r.seconds += time.perf_counter() - t0
 
     def _simulate(self, pending: list[Result], by_prop: dict[str, Property]) -> None:
-        if not pending or not self.simulate:
+        if self._sim is None:
             return
-        self.progress(f"searching {len(pending)} witness(es) beyond the bound by simulation")
+        waiting = [r for r in pending if (r.prop, r.case) in self._sim_index]
+        if not waiting:
+            self._sim.cancel()
+            return
+        self.progress(f"searching {len(waiting)} witness(es) beyond the bound by simulation")
         t0 = time.perf_counter()
-        checks = [next(c for c in by_prop[r.prop].checks if c.label == r.case) for r in pending]
-        found = Simulator(self.ts).search(checks, SIM_BUDGET_S)
+        found = self._sim.result()
         seconds = time.perf_counter() - t0
-        for i, r in enumerate(pending):
+        for r in waiting:
             r.seconds += seconds
-            if i in found:
-                r.verdict, r.trace, r.engine = "found", found[i], "sim"
+            trace = found.get(self._sim_index[(r.prop, r.case)])
+            if trace is not None:
+                r.verdict, r.trace, r.engine = "found", trace, "sim"
                 r.note = "beyond the bound: found by seeded simulation (not of minimal length)"
             else:
                 r.note = f"not found within the bound {self.depth}, nor by simulation in {SIM_BUDGET_S:.0f} s"

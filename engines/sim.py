@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from duelcheck.engines.base import Trace
+from duelcheck.errors import InternalError
 from duelcheck.model.cards import STOP, TO_BATTLE, TO_END
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
@@ -81,3 +83,63 @@ class Simulator:
             if len(found) == len(checks):
                 break
         return found
+
+
+class Background:
+    """The simulation run in a forked process while the solver works (the machine has two cores).
+
+    The child sends back each witness's play as (action, parameters) pairs; the parent replays them
+    through the concrete interpreter. Where `fork` is unavailable, the search runs in the parent when
+    its result is asked for.
+    """
+
+    def __init__(self, ts: TransitionSystem, checks: list[Check], budget_s: float):
+        import multiprocessing as mp
+
+        self.ts, self.checks, self.budget_s = ts, checks, budget_s
+        self.proc: Any = None
+        self.conn: Any = None
+        self._result: dict[int, Trace] | None = None
+        if checks and "fork" in mp.get_all_start_methods():
+            ctx = mp.get_context("fork")
+            self.conn, child = ctx.Pipe(duplex=False)
+            self.proc = ctx.Process(target=self._work, args=(child,), daemon=True)
+            self.proc.start()
+            child.close()
+
+    def _work(self, conn: Any) -> None:  # pragma: no cover - runs in the child process
+        found = Simulator(self.ts).search(self.checks, self.budget_s)
+        conn.send({i: [(s.action, s.params) for s in t.steps[1:]] for i, t in found.items()})
+        conn.close()
+
+    def result(self) -> dict[int, Trace]:
+        """The witnesses found (by index into the checks), waiting for the search to finish."""
+        if self._result is not None:
+            return self._result
+        if self.proc is None:
+            self._result = Simulator(self.ts).search(self.checks, self.budget_s) if self.checks else {}
+            return self._result
+        try:
+            plays = self.conn.recv()
+        except EOFError:
+            plays = {}
+        self.proc.join()
+        self._result = {i: self._replay(play) for i, play in plays.items()}
+        return self._result
+
+    def _replay(self, play: list[tuple[str, dict[str, int]]]) -> Trace:
+        state = self.ts.init()
+        steps = [Step("init", {}, state)]
+        for name, params in play:
+            out = self.ts.apply(state, name, params)
+            if not out.ok or out.state is None:
+                raise InternalError(f"a simulated play does not replay at step {len(steps)}: {out.reason}")
+            state = out.state
+            steps.append(Step(name, params, state))
+        return Trace(steps)
+
+    def cancel(self) -> None:
+        if self.proc is not None and self._result is None:
+            self.proc.terminate()
+            self.proc.join()
+            self._result = {}

@@ -103,7 +103,12 @@ class Induction:
 
         def assumptions() -> list[Any]:
             return [
-                f for p in invariants if p.name in active for c in p.checks if c.on == "state" for f in self._facts(c, None, None, pre)
+                f
+                for p in invariants
+                if p.name in active
+                for c in p.checks
+                if c.on == "state"
+                for f in self._facts(c, None, None, pre)
             ]
 
         def goals(p: Property) -> list[Any]:

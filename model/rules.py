@@ -362,8 +362,9 @@ def advance(n: Builder, choice: Val) -> None:
         enter_phase(n, Phase.END)
     with n.when(ph == Phase.END):  # 6.3.6: discard down to the hand limit, then the next turn
         over = n.g("hand", tp) > r.hand_limit
-        with n.when(over):
+        with n.when(over):  # the discard is the turn player's act: they hold the game until it is done
             n.set("discarding", True)
+            n.set("prio", tp)
         with n.when(k.not_(over)):
             next_turn(n)
 

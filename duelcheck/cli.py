@@ -180,19 +180,24 @@ def show(trace_file: str, rules_file: str | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @_guard
 def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
-    """Replay a recorded play (an ITF trace) against the rules: exit 0 if it conforms, 1 if not."""
+    """Replay a duel log or an ITF trace against the rules: exit 0 if it conforms, 1 if not."""
     from duelcheck.conformance import replay
-    from duelcheck.counterexamples.view import show_action
     from duelcheck.rules import load_rules
 
     rules = load_rules(rules_file) if rules_file else None
     report = replay(play_file, rules)
+    expect = report.expect
+    failures = report.expectation_failures(expect) if expect is not None else []
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), indent=2))
+        data = report.to_json()
+        if expect is not None:
+            data["expectation"] = {"matched": not failures, "failures": failures}
+        click.echo(json.dumps(data, indent=2))
     else:
         for st in report.steps:
             verdict = "legal" if st.legal else f"ILLEGAL: {st.reason}"
-            click.echo(f"{st.index:4d}  {show_action(st.action, st.params)}  [{st.clause}]  {verdict}")
+            who = "" if st.player is None else f"player {st.player}: "
+            click.echo(f"{st.index:4d}  {who}{st.shown}  [{st.clause}]  {verdict}")
             for name, model, observed in st.differences:
                 click.echo(f"        {name}: model {model}, observed {observed}")
         if report.conforms:
@@ -204,7 +209,19 @@ def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
             )
         else:
             click.echo("does not conform: observed states differ from the rules' outcome")
+        if expect is not None:
+            click.echo("the log's expected outcome: " + ("matched" if not failures else "NOT matched"))
+            for failure in failures:
+                click.echo(f"  {failure}")
     sys.exit(0 if report.conforms else 1)
+
+
+@main.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of the duel-log format (also shipped as duelcheck/schemas/duel-log.schema.json)."""
+    from duelcheck.log import dump_schema
+
+    click.echo(dump_schema(), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,19 +1,26 @@
 """Conformance: replay a recorded play against the rules, step by step.
 
-A play is an ITF trace (duelcheck's own counterexamples, or any trace in its vocabulary): its first
-state is the starting board, each later state carries the action taken and the state the recorder
-observed. Each action is checked by the concrete interpreter: legal, or illegal with the clause it
-breaks and why; every observed field that differs from the model's successor is listed.
+A play is a duel log (`duelcheck.log`: a starting board, then actions in the model's vocabulary,
+each optionally followed by the state the engine observed, complete or partial) or an ITF trace
+(duelcheck's own counterexamples, or any trace in its vocabulary: every state complete). Each
+action is checked by the concrete interpreter: legal, or illegal with the clause it breaks and why;
+every observed field that differs from the model's successor is listed. Replay stops at the first
+illegal action.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from duelcheck.counterexamples.view import show_key
+from duelcheck.counterexamples.view import actor, show_action, show_key
 from duelcheck.engines.base import Trace
+from duelcheck.errors import InputError
+from duelcheck.log import DuelLog, board_state, differences, is_log, log_rules, parse
+from duelcheck.log import moves as log_moves
+from duelcheck.model.cards import Phase
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
@@ -29,12 +36,21 @@ class StepReport:
     clause: str
     reason: str | None = None
     differences: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, model, observed)
+    player: int | None = None  # who acted, by the rules (None: a link resolving)
+
+    @property
+    def shown(self) -> str:
+        if self.action in ACTION_BY_NAME and all(isinstance(v, int) for v in self.params.values()):
+            return show_action(self.action, self.params)
+        inner = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.action}({inner})"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "step": self.index,
             "action": self.action,
             "params": self.params,
+            "player": self.player,
             "legal": self.legal,
             "clause": self.clause,
             "reason": self.reason,
@@ -47,6 +63,7 @@ class Report:
     rules: Rules
     steps: list[StepReport]
     total: int  # steps in the play
+    expect: Any = None  # a scenario's expected outcome (duelcheck.log.Expect), when the log gives one
 
     @property
     def conforms(self) -> bool:
@@ -55,6 +72,23 @@ class Report:
     @property
     def stopped_at(self) -> int | None:
         return next((s.index for s in self.steps if not s.legal), None)
+
+    def expectation_failures(self, expect: Any) -> list[str]:
+        """What differs from a scenario's expected outcome (`duelcheck.log.Expect`); empty when it matches."""
+        out = []
+        if expect.conforms != self.conforms:
+            out.append(f"expected {'conforming' if expect.conforms else 'not conforming'}, got the opposite")
+        if expect.stops_at is not None and expect.stops_at != self.stopped_at:
+            out.append(f"expected to stop at action {expect.stops_at}, stopped at {self.stopped_at}")
+        illegal = next((s for s in self.steps if not s.legal), None)
+        if expect.clause is not None and (illegal is None or expect.clause not in f"{illegal.clause} {illegal.reason}"):
+            out.append(f"expected clause {expect.clause}, got {illegal.reason if illegal else 'no illegal action'}")
+        if expect.reason is not None and (illegal is None or expect.reason not in (illegal.reason or "")):
+            out.append(f"expected a reason containing {expect.reason!r}, got {illegal.reason if illegal else None!r}")
+        for st in self.steps:
+            for name, model, observed in st.differences:
+                out.append(f"action {st.index}: {name}: the rules give {model}, the log observed {observed}")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,21 +111,102 @@ def check_play(ts: TransitionSystem, trace: Trace) -> Report:
         clause = act.clause if act else ""
         out = ts.apply(model, step.action, step.params)
         if not out.ok or out.state is None:
-            reports.append(StepReport(i, step.action, step.params, False, clause, out.reason))
+            reports.append(
+                StepReport(
+                    i,
+                    step.action,
+                    step.params,
+                    False,
+                    broken_clause(out.reason, clause),
+                    out.reason,
+                    player=actor(model, step.action),
+                )
+            )
             break
         diffs = [
             (show_key(key), out.state.v[key], step.state.v[key])
             for key in ts.keys
             if out.state.v[key] != step.state.v[key]
         ]
-        reports.append(StepReport(i, step.action, step.params, True, clause, None, diffs))
+        reports.append(StepReport(i, step.action, step.params, True, clause, None, diffs, actor(model, step.action)))
         model = out.state
     return Report(ts.rules, reports, len(trace.steps) - 1)
 
 
+def broken_clause(reason: str | None, default: str) -> str:
+    """The clause a judge's reason cites ("6.3.4.2: ..." or "seed 000: ..."), else the action's own clause."""
+    m = _CITED.match(reason or "")
+    return m.group(1) if m else default
+
+
+_CITED = re.compile(r"^((?:\d+(?:\.\d+)+)|(?:seed \d{3}))(?=[: ])")
+
+
+def _log_actor(s: State, name: str) -> int | None:
+    if name == "resolve":
+        return None  # a link resolves by the rules: nobody acts
+    return actor(s, {"end_step": "pass", "respond": "activate"}.get(name, name))
+
+
+def _before(model: State, entry: Any, i: int, source: str) -> str | None:
+    """What the log's own words make illegal before the rules are asked (who acts, respond, end_step)."""
+    if entry.action == "resolve" and entry.player is not None:
+        raise InputError(f"{source}: actions[{i - 1}].player: expected no player: a link resolves by the rules")
+    if (
+        entry.action in ("pass", "end_step")
+        and entry.then is None
+        and model.g("phase") == Phase.MAIN1
+        and model.g("chain_len") == 0
+        and (entry.action == "end_step" or model.g("passed"))
+    ):
+        raise InputError(
+            f"{source}: actions[{i - 1}].then: expected battle_phase, main2 or end_phase: "
+            "Main Phase 1 ends here and the turn player chooses what follows (6.3.3)"
+        )
+    who = _log_actor(model, entry.action)
+    if entry.player is not None and who is not None and entry.player != who:
+        holder = (
+            "holds priority" if entry.action in ("pass", "end_step", "activate", "respond") else "is the turn player"
+        )
+        return f"player {who} {holder}, not player {entry.player}"
+    if entry.action == "respond" and model.g("chain_len") == 0:
+        return "seed 000: a response answers a chain link, and the chain is empty"
+    if entry.action == "end_step" and model.g("chain_len") > 0:
+        return "6.3: a phase or step ends only when both players pass with an empty chain"
+    return None
+
+
+def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<log>") -> Report:
+    """Replay a duel log from its board; stop at the first illegal action."""
+    reports: list[StepReport] = []
+    model = start
+    for i, entry in enumerate(log.actions, 1):
+        said = entry.model_dump(by_alias=True, exclude_none=True, exclude={"observed", "note", "action", "player"})
+        moves = log_moves(entry)
+        if entry.action == "end_step" and model.g("passed"):
+            moves = moves[1:]  # the other player already passed: one more pass ends the step
+        clause = ACTION_BY_NAME[moves[-1].name].clause
+        who = _log_actor(model, entry.action)
+        reason = _before(model, entry, i, source)
+        after = model
+        for move in moves if reason is None else ():
+            out = ts.apply(after, move.name, move.params)
+            if not out.ok or out.state is None:
+                clause, reason = ACTION_BY_NAME[move.name].clause, out.reason
+                break
+            after = out.state
+        if reason is not None:
+            reports.append(StepReport(i, entry.action, said, False, broken_clause(reason, clause), reason, player=who))
+            break
+        diffs = differences(entry.observed, after) if entry.observed is not None else []
+        reports.append(StepReport(i, entry.action, said, True, clause, None, diffs, who))
+        model = after
+    return Report(ts.rules, reports, len(log.actions))
+
+
 def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Report:
-    """Library entry point: replay an ITF document (a path or parsed JSON) under the given rules,
-    or under the rules recorded in the document, or the official rules."""
+    """Library entry point: replay a duel log or an ITF trace (a path or parsed JSON) under the given
+    rules, or under the rules the document gives, or the official rules."""
     from duelcheck.counterexamples.itf import itf_to_trace, load_json, recorded_rules
 
     source = "<play>"
@@ -100,5 +215,11 @@ def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Rep
         data = load_json(Path(play))
     else:
         data = play
+    if is_log(data):
+        log = parse(data, source)
+        ts = TransitionSystem(rules if rules is not None else log_rules(log, source))
+        report = check_log(ts, log, board_state(ts, log.board, source), source)
+        report.expect = log.expect
+        return report
     ts = TransitionSystem(rules if rules is not None else recorded_rules(data, source))
     return check_play(ts, itf_to_trace(ts, data, source))

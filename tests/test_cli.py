@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -169,3 +170,71 @@ def test_a_tampered_trace_fails_its_certificate(tmp_path: Path) -> None:
         certify(ts, check, trace, expect=False)
     with pytest.raises(InternalError, match="initial state"):
         certify(TransitionSystem(Rules(hand_limit=7, starting_hand=6)), check, trace, expect=False)
+
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def test_replay_a_duel_log_and_its_expectation() -> None:
+    code, out, _ = run("replay", str(SCENARIOS / "battle/01-atk-vs-atk-higher.json"))
+    assert code == 0 and "conforms" in out and "expected outcome: matched" in out
+    code, out, _ = run("replay", str(SCENARIOS / "chain/02-speed-2-answers-counter-trap.json"), "--format", "json")
+    data = json.loads(out)
+    assert code == 1 and data["stopped_at"] == 3 and data["expectation"]["matched"]
+    illegal = data["steps"][-1]
+    assert not illegal["legal"] and illegal["clause"] == "seed 000" and "speed" in illegal["reason"]
+
+
+def test_schema_command_prints_the_shipped_schema() -> None:
+    code, out, _ = run("schema")
+    assert code == 0
+    assert json.loads(out)["title"] == "DuelLog"
+
+
+BASE_LOG = {
+    "format": "duelcheck-log/1",
+    "board": {"turn": 3, "phase": "main1", "players": [{"hand": 4}, {"hand": 5}]},
+    "actions": [{"action": "normal_summon", "atk": 1500, "def": 1000}],
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (lambda d: None, "line 1 column"),  # not JSON at all (written as text below)
+        (lambda d: d.pop("actions"), "actions: missing"),
+        (lambda d: d["actions"][0].update(atk=1850), "actions[0].atk: expected a multiple of 100"),
+        (lambda d: d["actions"][0].update(atk=12000), "actions[0].atk: expected less than or equal to 9000"),
+        (lambda d: d["actions"][0].update(action="summon"), "actions[0].action: expected an action, one of"),
+        (lambda d: d["board"].update(phaze="main1"), "board.phaze: unknown field"),
+        (lambda d: d["board"]["players"][0].update(monsters=[{"zone": 5, "atk": 0, "def": 0}]),
+         "board.players[0].monsters[0].zone: expected a Monster Zone from 0 to 4"),
+        (lambda d: d["board"]["players"][0].update(deck=40), "board.players[0].deck: expected 36"),
+        (lambda d: d["board"].update(turn_player=1), "board.turn_player: expected 0"),
+        (lambda d: d["actions"].insert(0, {"action": "end_step"}), "actions[0].then: expected battle_phase"),
+    ],
+)  # fmt: skip
+def test_malformed_logs_give_one_line_and_exit_2(tmp_path: Path, edit: Any, needle: str) -> None:
+    data = json.loads(json.dumps(BASE_LOG))
+    edit(data)
+    path = tmp_path / "engine.log.json"
+    path.write_text("{not json" if needle.startswith("line 1") else json.dumps(data), encoding="utf-8")
+    code, _, err = run("replay", str(path))
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "engine.log.json" in lines[0] and needle in lines[0], lines
+    assert "Traceback" not in err
+
+
+def test_partial_observed_state_checks_only_what_it_gives(tmp_path: Path) -> None:
+    data = json.loads(json.dumps(BASE_LOG))
+    data["actions"][0]["observed"] = {"players": [{"hand": 3, "monsters": [{"zone": 0, "atk": 1500}]}, {}]}
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert run("replay", str(path))[0] == 0
+    data["actions"][0]["observed"] = {"players": [{"hand": 4, "monsters": [{"zone": 0, "position": "defense"}]}, {}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run("replay", str(path), "--format", "json")
+    diffs = {(d["field"], d["model"], d["observed"]) for d in json.loads(out)["steps"][0]["differences"]}
+    assert code == 1
+    assert diffs == {("players[0].hand", 3, 4), ("players[0].monsters[zone 0].position", "attack", "defense")}

@@ -149,7 +149,24 @@ def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) ->
     report = json.loads(out)
     assert report["stopped_at"] == 6 and report["steps_checked"] == 6
     last = report["steps"][-1]
-    assert not last["legal"] and last["reason"].startswith("6.3.5")
+    assert not last["legal"] and last["reason"].startswith("6.3.5") and last["clause"] == "6.3.5"
+
+
+def test_every_trace_a_check_writes_replays_as_conforming(tmp_path: Path) -> None:
+    """Witness traces from BMC along a plan and from simulation replay under the rules that produced them."""
+    out_dir = tmp_path / "traces"
+    code, out, _ = run(
+        "check", "--no-proofs", "--depth", "4", "--property", "reach-turn-3",
+        "--property", "reach-hand-limit-discard", "--out", str(out_dir), "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    engines = {r["engine"] for r in json.loads(out)["results"]}
+    assert engines == {"bmc-plan", "sim"}
+    traces = sorted(out_dir.glob("*.itf.json"))
+    assert len(traces) == 2
+    for trace in traces:
+        code, text, _ = run("replay", str(trace))
+        assert code == 0 and "conforms" in text, text
 
 
 def test_a_tampered_trace_fails_its_certificate(tmp_path: Path) -> None:

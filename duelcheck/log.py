@@ -27,6 +27,7 @@ from duelcheck.model.cards import (
     POINTS,
     SPEED,
     STOP,
+    TARGETED,
     TO_BATTLE,
     TO_END,
     TO_MAIN2,
@@ -782,3 +783,154 @@ def dump_schema() -> str:
 def board_state(ts: TransitionSystem, board: Board, source: str) -> State:
     """The model state a board describes (errors name the place in the log)."""
     return _Board(ts, source).state(board)
+
+
+def board_of(s: State) -> dict[str, Any]:
+    """A model state as a log board (JSON), the inverse of board_state: test boards for engines."""
+    g, turn = s.g, s.g("turn")
+    out: dict[str, Any] = {
+        "turn": turn,
+        "turn_player": s.tp,
+        "phase": PHASE_NAME[Phase(g("phase"))],
+        "priority": g("prio"),
+        "passed": bool(g("passed")),
+        "resolving": bool(g("resolving")),
+        "discarding": bool(g("discarding")),
+        "winner": None if g("winner") == 0 else g("winner") - 1,
+        "drew": bool(g("drew")),
+        "normal_summons": g("nsum"),
+        "battle_phase_entered": bool(g("bp_done")),
+    }
+    players = []
+    for p in (0, 1):
+        monsters = [
+            {
+                "zone": z,
+                "atk": g("m_atk", p, z) * POINTS,
+                "def": g("m_defv", p, z) * POINTS,
+                "position": "defense" if g("m_def", p, z) else "attack",
+                "face": "up" if g("m_up", p, z) else "down",
+                "summoned_turn": turn if g("m_fresh", p, z) else None,
+                "position_changed": bool(g("m_moved", p, z)),
+                "attacked": bool(g("m_decl", p, z)),
+                "destroyed_by_battle": bool(g("m_doomed", p, z)),
+            }
+            for z in range(s.r.monster_zones)
+            if g("m_occ", p, z)
+        ]
+        spells = [
+            {
+                "zone": z,
+                "kind": KIND_NAME[Kind(g("s_kind", p, z))],
+                "effect": Effect(g("s_eff", p, z)).name.lower(),
+                "face": "up" if g("s_up", p, z) else "down",
+                "set_turn": turn if g("s_fresh", p, z) else None,
+            }
+            for z in range(s.r.spell_trap_zones)
+            if g("s_occ", p, z)
+        ]
+        players.append(
+            {
+                "lp": g("lp", p) * POINTS,
+                "hand": g("hand", p),
+                "deck": g("deck", p),
+                "graveyard": g("gy", p),
+                "monsters": [{k: v for k, v in m.items() if v is not None} for m in monsters],
+                "spells_traps": [{k: v for k, v in c.items() if v is not None} for c in spells],
+                "skip_battle_phase": bool(g("skip_bp", p)),
+                "skip_main_phase_1": bool(g("skip_m1", p)),
+            }
+        )
+    out["players"] = players
+    chain = []
+    for j in range(g("chain_len")):
+        link: dict[str, Any] = {
+            "player": g("c_owner", j),
+            "kind": KIND_NAME[Kind(g("c_kind", j))],
+            "effect": Effect(g("c_eff", j)).name.lower(),
+            "zone": g("c_zone", j),
+            "negated": bool(g("c_neg", j)),
+            "left_field": bool(g("c_gone", j)),
+        }
+        if Effect(g("c_eff", j)) in TARGETED:
+            area = "spell_trap" if g("c_ta", j) else "monster"
+            link["target"] = {"player": g("c_tp", j), "area": area, "zone": g("c_tz", j)}
+        chain.append(link)
+    out["chain"] = chain
+    if g("attacking"):
+        tgt = g("atk_tgt")
+        out["attack"] = {
+            "attacker": g("atk_zone"),
+            "target": "direct" if tgt == DIRECT else tgt,
+            "at_declaration": bool(g("at_decl")),
+            "replay_due": bool(g("replay")),
+        }
+    return {k: v for k, v in out.items() if v is not None}
+
+
+CHOICE_NAME = {code: name for name, code in NEXT.items()}
+
+
+def log_action(pre: State, name: str, params: dict[str, int]) -> dict[str, Any]:
+    """A model action taken in `pre` as a log action (JSON), the inverse of `moves`."""
+    p = params
+    if name in ("normal_draw", "discard"):
+        return {"action": name}
+    if name == "pass":
+        out: dict[str, Any] = {"action": "pass"}
+        ends_main1 = pre.g("phase") == Phase.MAIN1 and pre.g("chain_len") == 0 and pre.g("passed")
+        if ends_main1 or p.get("choice", 0) != 0:
+            out["then"] = CHOICE_NAME.get(p.get("choice", 0), p.get("choice", 0))
+        return out
+    if name in ("normal_summon", "set_monster"):
+        return {"action": name, "atk": p["atk"] * POINTS, "def": p["defv"] * POINTS}
+    if name in ("flip_summon", "change_position"):
+        return {"action": name, "zone": p["zone"]}
+    if name == "set_spell_trap":
+        return {"action": name, "kind": KIND_NAME[Kind(p["kind"])], "effect": Effect(p["eff"]).name.lower()}
+    if name == "activate":
+        out = {
+            "action": "activate",
+            "from": "hand" if p["zone"] == HAND else p["zone"],
+            "kind": KIND_NAME[Kind(p["kind"])],
+            "effect": Effect(p["eff"]).name.lower(),
+        }
+        if Effect(p["eff"]) in TARGETED:
+            area = "spell_trap" if p["tarea"] else "monster"
+            out["target"] = {"player": p["tplayer"], "area": area, "zone": p["tzone"]}
+        return out
+    if name == "resolve":
+        out = {"action": "resolve"}
+        if p.get("atk") or p.get("defv") or p.get("pos"):
+            out["summon"] = {
+                "atk": p["atk"] * POINTS,
+                "def": p["defv"] * POINTS,
+                "position": "defense" if p.get("pos") else "attack",
+            }
+        if p.get("amount"):
+            out["atk_change"] = p["amount"] * POINTS
+        return out
+    if name == "declare_attack":
+        return {"action": name, "attacker": p["zone"], "target": "direct" if p["tzone"] == DIRECT else p["tzone"]}
+    if name == "replay_select":
+        tz = p["tzone"]
+        return {"action": "replay", "target": {DIRECT: "direct", STOP: "stop"}.get(tz, tz)}
+    raise AssertionError(f"unhandled action {name}")  # pragma: no cover
+
+
+def log_of(steps: list[tuple[str, dict[str, int], State]], rules: Rules, title: str = "") -> dict[str, Any]:
+    """A play (the first entry's state is the board) as a duel log with full observed states."""
+    first = steps[0][2]
+    actions = []
+    for (_, _, pre), (name, params, state) in zip(steps, steps[1:], strict=False):
+        entry = log_action(pre, name, params)
+        entry["observed"] = describe(state)
+        actions.append(entry)
+    doc: dict[str, Any] = {"format": FORMAT}
+    if title:
+        doc["title"] = title
+    defaults = Rules().model_dump()
+    doc["rules"] = {k: v for k, v in rules.model_dump().items() if defaults.get(k) != v}
+    doc["board"] = board_of(first)
+    doc["actions"] = actions
+    return doc

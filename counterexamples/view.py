@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from duelcheck.engines.base import Trace
-from duelcheck.model.cards import DIRECT, HAND, STOP, TARGETED, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
+from duelcheck.model.cards import DIRECT, HAND, POINTS, STOP, TARGETED, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import Key, State
 
@@ -42,6 +42,8 @@ def show_param(name: str, value: Any, action: str) -> str:
         return f"player {value}"
     if name == "tarea":
         return "Spell & Trap Zone" if value else "Monster Zone"
+    if name in ("atk", "defv", "amount"):
+        return str(value * POINTS)  # held in units of 100 points
     if name == "pos":
         return "Defense" if value else "Attack"
     return str(value)
@@ -57,6 +59,8 @@ def show_action(name: str, params: dict[str, Any]) -> str:
 
 
 def show_value(key: Key, value: Any) -> str:
+    if key[0] in ("lp", "m_atk", "m_defv"):
+        return str(value * POINTS)  # held in units of 100 points
     if key[0] == "phase":
         return PHASE_NAMES.get(Phase(value), str(value))
     if key[0] in ("s_kind", "c_kind"):
@@ -81,7 +85,7 @@ def render(trace: Trace, title: str = "") -> str:
     first = trace.steps[0].state
     lines.append(
         f"  0  init   turn {first.g('turn')}, {PHASE_NAMES[Phase(first.g('phase'))]}, "
-        f"LP {first.g('lp', 0)}/{first.g('lp', 1)}, hands {first.g('hand', 0)}/{first.g('hand', 1)}"
+        f"LP {first.g('lp', 0) * POINTS}/{first.g('lp', 1) * POINTS}, hands {first.g('hand', 0)}/{first.g('hand', 1)}"
     )
     for i in range(1, len(trace.steps)):
         pre, step = trace.steps[i - 1].state, trace.steps[i]

@@ -18,9 +18,8 @@ from typing import Any
 from duelcheck.counterexamples.view import actor, show_action, show_key
 from duelcheck.engines.base import Trace
 from duelcheck.errors import InputError
-from duelcheck.log import DuelLog, board_state, differences, is_log, log_rules, parse
+from duelcheck.log import DuelLog, board_state, choice_due, differences, is_log, log_rules, parse, summoned
 from duelcheck.log import moves as log_moves
-from duelcheck.model.cards import Phase
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
@@ -139,7 +138,7 @@ def broken_clause(reason: str | None, default: str) -> str:
     return m.group(1) if m else default
 
 
-_CITED = re.compile(r"^((?:\d+(?:\.\d+)+)|(?:seed \d{3}))(?=[: ])")
+_CITED = re.compile(r"^((?:\d+(?:\.\d+)+)|(?:seed \d{3})|model(?: bound| catalogue)?)(?=[: ])")
 
 
 def _log_actor(s: State, name: str) -> int | None:
@@ -148,21 +147,41 @@ def _log_actor(s: State, name: str) -> int | None:
     return actor(s, {"end_step": "pass", "respond": "activate"}.get(name, name))
 
 
+def _zones(model: State, entry: Any, at: str) -> None:
+    """Zone numbers the rules' zone counts allow (the format alone allows 0 to 6)."""
+    r = model.r
+    checks: list[tuple[str, Any, int]] = []
+    if entry.action in ("flip_summon", "change_position"):
+        checks.append(("zone", entry.zone, r.monster_zones))
+    if entry.action == "declare_attack":
+        checks += [("attacker", entry.attacker, r.monster_zones), ("target", entry.target, r.monster_zones)]
+    if entry.action == "replay":
+        checks.append(("target", entry.target, r.monster_zones))
+    if entry.action in ("activate", "respond"):
+        checks.append(("from", entry.source, r.spell_trap_zones))
+        if entry.target is not None:
+            count = r.monster_zones if entry.target.area == "monster" else r.spell_trap_zones
+            checks.append(("target.zone", entry.target.zone, count))
+    for name, value, count in checks:
+        if isinstance(value, int) and value >= count:
+            raise InputError(f"{at}.{name}: expected a zone from 0 to {count - 1}")
+
+
 def _before(model: State, entry: Any, i: int, source: str) -> str | None:
     """What the log's own words make illegal before the rules are asked (who acts, respond, end_step)."""
+    at = f"{source}: actions[{i - 1}]"
+    _zones(model, entry, at)
     if entry.action == "resolve" and entry.player is not None:
-        raise InputError(f"{source}: actions[{i - 1}].player: expected no player: a link resolves by the rules")
-    if (
-        entry.action in ("pass", "end_step")
-        and entry.then is None
-        and model.g("phase") == Phase.MAIN1
-        and model.g("chain_len") == 0
-        and (entry.action == "end_step" or model.g("passed"))
-    ):
-        raise InputError(
-            f"{source}: actions[{i - 1}].then: expected battle_phase, main2 or end_phase: "
-            "Main Phase 1 ends here and the turn player chooses what follows (6.3.3)"
-        )
+        raise InputError(f"{at}.player: expected no player: a link resolves by the rules")
+    if entry.action in ("pass", "end_step"):
+        ends = entry.action == "end_step" or model.g("passed")
+        if entry.then is None and ends and choice_due(model):
+            raise InputError(
+                f"{at}.then: expected battle_phase, main2 or end_phase: "
+                "Main Phase 1 ends here and the turn player chooses what follows (6.3.3)"
+            )
+        if entry.then is not None and not (ends and choice_due(model)):
+            return "6.3.3: only the end of Main Phase 1 offers the choice of what follows ('then')"
     who = _log_actor(model, entry.action)
     if entry.player is not None and who is not None and entry.player != who:
         holder = (
@@ -195,6 +214,13 @@ def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<
                 clause, reason = ACTION_BY_NAME[move.name].clause, out.reason
                 break
             after = out.state
+        if reason is None and entry.action == "resolve" and entry.summon is None and summoned(model, after):
+            raise InputError(
+                f"{source}: actions[{i - 1}].summon: expected the Special Summoned monster's atk, def and position: "
+                "this link Special Summons a monster"
+            )
+        if entry.player is not None:
+            who = entry.player  # shown as the log says; a mismatch is the reason given
         if reason is not None:
             reports.append(StepReport(i, entry.action, said, False, broken_clause(reason, clause), reason, player=who))
             break

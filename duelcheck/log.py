@@ -12,7 +12,9 @@ kinds by name, zones numbered from 0 (left to right as the controller sees them)
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -427,12 +429,16 @@ ACTION_NAMES = (
 )
 
 
+# pydantic's names for the branch of a union it tried ("constrained-int", "literal['direct']"): not places
+_BRANCH = re.compile(r"^(constrained-\w+|int|str|bool|literal\[.*\]|function-\w+.*|tagged-union\[.*\])$")
+
+
 def _place(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ACTION_NAMES:
+        elif part in ACTION_NAMES or _BRANCH.match(str(part)):
             continue  # the discriminated union's branch: the action name is in the file already
         else:
             out += f".{part}" if out else str(part)
@@ -871,15 +877,31 @@ def board_of(s: State) -> dict[str, Any]:
 CHOICE_NAME = {code: name for name, code in NEXT.items()}
 
 
-def log_action(pre: State, name: str, params: dict[str, int]) -> dict[str, Any]:
-    """A model action taken in `pre` as a log action (JSON), the inverse of `moves`."""
+def choice_due(s: State) -> bool:
+    """Whether a pass that ends this step makes the turn player's choice of what follows Main Phase 1
+    (6.3.3; from the Standby Phase when Main Phase 1 is skipped)."""
+    ph = s.g("phase")
+    skipping = ph == Phase.STANDBY and s.g("skip_m1", s.tp)
+    return bool(s.g("chain_len") == 0 and (ph == Phase.MAIN1 or skipping))
+
+
+def summoned(pre: State, post: State) -> bool:
+    """Whether a monster joined the field (a resolving link Special Summoned one)."""
+
+    def monsters(s: State) -> int:
+        return sum(1 for key in s.v if key[0] == "m_occ" and s.v[key])
+
+    return monsters(post) > monsters(pre)
+
+
+def log_action(pre: State, name: str, params: dict[str, int], post: State | None = None) -> dict[str, Any]:
+    """A model action taken in `pre` (leading to `post`) as a log action (JSON), the inverse of `moves`."""
     p = params
     if name in ("normal_draw", "discard"):
         return {"action": name}
     if name == "pass":
         out: dict[str, Any] = {"action": "pass"}
-        ends_main1 = pre.g("phase") == Phase.MAIN1 and pre.g("chain_len") == 0 and pre.g("passed")
-        if ends_main1 or p.get("choice", 0) != 0:
+        if (pre.g("passed") and choice_due(pre)) or p.get("choice", 0) != 0:
             out["then"] = CHOICE_NAME.get(p.get("choice", 0), p.get("choice", 0))
         return out
     if name in ("normal_summon", "set_monster"):
@@ -901,10 +923,10 @@ def log_action(pre: State, name: str, params: dict[str, int]) -> dict[str, Any]:
         return out
     if name == "resolve":
         out = {"action": "resolve"}
-        if p.get("atk") or p.get("defv") or p.get("pos"):
+        if p.get("atk") or p.get("defv") or p.get("pos") or (post is not None and summoned(pre, post)):
             out["summon"] = {
-                "atk": p["atk"] * POINTS,
-                "def": p["defv"] * POINTS,
+                "atk": p.get("atk", 0) * POINTS,
+                "def": p.get("defv", 0) * POINTS,
                 "position": "defense" if p.get("pos") else "attack",
             }
         if p.get("amount"):
@@ -922,8 +944,8 @@ def log_of(steps: list[tuple[str, dict[str, int], State]], rules: Rules, title: 
     """A play (the first entry's state is the board) as a duel log with full observed states."""
     first = steps[0][2]
     actions = []
-    for (_, _, pre), (name, params, state) in zip(steps, steps[1:], strict=False):
-        entry = log_action(pre, name, params)
+    for (_, _, pre), (name, params, state) in itertools.pairwise(steps):
+        entry = log_action(pre, name, params, state)
         entry["observed"] = describe(state)
         actions.append(entry)
     doc: dict[str, Any] = {"format": FORMAT}

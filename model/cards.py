@@ -100,7 +100,7 @@ class Effect(IntEnum):
 TARGETED = (Effect.DESTROY_CARD, Effect.CHANGE_ATK)
 
 # ATK, DEF and LP are held in units of 100 points (every printed value is a multiple of 100);
-# traces and logs show real points.
+# duel logs and the text view of a trace show real points; ITF traces hold the model's values.
 POINTS = 100
 # Monster stats a card can have (0 to 3000); ATK changes move by 500 or 1000, clamped to [0, 9000].
 STAT_VALUES = (0, 5, 10, 15, 20, 25, 30)

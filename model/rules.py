@@ -511,7 +511,10 @@ def summon_or_set(s: State, a: Params, n: Builder, defense: bool, up: bool) -> N
         f"6.3.5: only {r.normal_summons_per_turn} Normal Summon or Set per turn, across Main Phase 1 and 2",
     )
     n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
-    n.require(k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)), "ATK and DEF from the catalogue")
+    n.require(
+        k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)),
+        "model catalogue: a summoned monster's ATK and DEF are 0, 500, ..., 3000",
+    )
     n.add("hand", tp, -1)
     n.add("nsum", 1)
     n.set("passed", False)
@@ -563,7 +566,7 @@ def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     require_open_main(s, n)
     n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
     n.require(k.one_of(a.kind, (*SPELLS, *TRAPS)), "only a Spell or a Trap is Set in a Spell & Trap Zone")
-    n.require(k.one_of(a.eff, tuple(Effect)), "an effect from the catalogue")
+    n.require(k.one_of(a.eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
     free, z = first_free(s, s.row("s_occ", tp))
     n.require(free, "seed 000: no free Spell & Trap Zone")
     n.add("hand", tp, -1)
@@ -584,7 +587,7 @@ def activate(s: State, a: Params, n: Builder) -> None:
     n.require(length < r.chain_links, f"model bound: the chain holds at most {r.chain_links} links")
     from_hand = a.zone == HAND
     kind, eff = a.kind, a.eff
-    n.require(k.one_of(eff, tuple(Effect)), "an effect from the catalogue")
+    n.require(k.one_of(eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
     with n.when(from_hand):
         n.require(k.one_of(kind, SPELLS), "a Trap must be Set before it is activated; only Spells from the hand")
         n.require(s.g("hand", p) > 0, "the player has no card in hand")
@@ -682,12 +685,15 @@ def resolve(s: State, a: Params, n: Builder) -> None:
     free, _ = first_free(s, s.row("m_occ", owner))
     summons = k.and_(applies, eff == Effect.SPECIAL_SUMMON, s.g("hand", owner) > 0, free)
     with n.when(summons):
-        n.require(k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)), "ATK and DEF from the catalogue")
+        n.require(
+            k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)),
+            "model catalogue: a summoned monster's ATK and DEF are 0, 500, ..., 3000",
+        )
     with n.when(k.not_(summons)):
         n.require(k.and_(a.atk == 0, a.defv == 0, k.not_(a.pos)), "no monster is Special Summoned")
     changes = k.and_(applies, eff == Effect.CHANGE_ATK, s.g("m_occ", tpl, tz), s.g("m_up", tpl, tz))
     with n.when(changes):
-        n.require(k.one_of(a.amount, ATK_CHANGES), "an ATK change from the catalogue")
+        n.require(k.one_of(a.amount, ATK_CHANGES), "model catalogue: an ATK change is -1000, -500, 500 or 1000")
     with n.when(k.not_(changes)):
         n.require(a.amount == 0, "no ATK changes")
     with n.when(applies):

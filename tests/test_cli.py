@@ -229,6 +229,10 @@ BASE_LOG = {
         (lambda d: d["board"]["players"][0].update(deck=40), "board.players[0].deck: expected 36"),
         (lambda d: d["board"].update(turn_player=1), "board.turn_player: expected 0"),
         (lambda d: d["actions"].insert(0, {"action": "end_step"}), "actions[0].then: expected battle_phase"),
+        (lambda d: d["actions"].insert(0, {"action": "declare_attack", "attacker": 0, "target": 5}),
+         "actions[0].target: expected a zone from 0 to 4"),
+        (lambda d: d["actions"].insert(0, {"action": "declare_attack", "attacker": 0, "target": "x"}),
+         "actions[0].target: expected"),
     ],
 )  # fmt: skip
 def test_malformed_logs_give_one_line_and_exit_2(tmp_path: Path, edit: Any, needle: str) -> None:
@@ -240,7 +244,7 @@ def test_malformed_logs_give_one_line_and_exit_2(tmp_path: Path, edit: Any, need
     assert code == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "engine.log.json" in lines[0] and needle in lines[0], lines
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "constrained" not in err
 
 
 def test_partial_observed_state_checks_only_what_it_gives(tmp_path: Path) -> None:
@@ -255,3 +259,24 @@ def test_partial_observed_state_checks_only_what_it_gives(tmp_path: Path) -> Non
     diffs = {(d["field"], d["model"], d["observed"]) for d in json.loads(out)["steps"][0]["differences"]}
     assert code == 1
     assert diffs == {("players[0].hand", 3, 4), ("players[0].monsters[zone 0].position", "attack", "defense")}
+
+
+def test_a_special_summon_the_log_does_not_describe_is_bad_input(tmp_path: Path) -> None:
+    data = {
+        "format": "duelcheck-log/1",
+        "board": {"turn": 3, "phase": "main1", "players": [{"hand": 3}, {"hand": 5}]},
+        "actions": [
+            {"action": "activate", "from": "hand", "kind": "normal_spell", "effect": "special_summon"},
+            {"action": "pass"},
+            {"action": "pass"},
+            {"action": "resolve"},
+        ],
+    }
+    path = tmp_path / "summon.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run("replay", str(path))
+    assert code == 2 and "actions[3].summon: expected" in err
+    data["actions"][3]["summon"] = {"atk": 1500, "def": 500, "position": "defense"}
+    data["actions"][3]["observed"] = {"players": [{"monsters": [{"zone": 0, "atk": 1500, "position": "defense"}]}, {}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert run("replay", str(path))[0] == 0

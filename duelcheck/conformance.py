@@ -35,13 +35,14 @@ class StepReport:
     clause: str
     reason: str | None = None
     differences: list[tuple[str, Any, Any]] = field(default_factory=list)  # (field, model, observed)
-    player: int | None = None  # who acted, by the rules (None: a link resolving)
+    player: int | None = None  # who acted (None: a link resolving)
+    from_log: bool = False  # params in the duel log's words (points, names), not the model's values
 
     @property
     def shown(self) -> str:
-        if self.action in ACTION_BY_NAME and all(isinstance(v, int) for v in self.params.values()):
+        if not self.from_log:
             return show_action(self.action, self.params)
-        inner = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        inner = ", ".join(f"{k}={_plain(v)}" for k, v in self.params.items())
         return f"{self.action}({inner})"
 
     def to_json(self) -> dict[str, Any]:
@@ -55,6 +56,12 @@ class StepReport:
             "reason": self.reason,
             "differences": [{"field": f, "model": m, "observed": o} for f, m, o in self.differences],
         }
+
+
+def _plain(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_plain(x)}" for k, x in v.items()) + "}"
+    return str(v)
 
 
 @dataclass
@@ -222,10 +229,12 @@ def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<
         if entry.player is not None:
             who = entry.player  # shown as the log says; a mismatch is the reason given
         if reason is not None:
-            reports.append(StepReport(i, entry.action, said, False, broken_clause(reason, clause), reason, player=who))
+            reports.append(
+                StepReport(i, entry.action, said, False, broken_clause(reason, clause), reason, [], who, True)
+            )
             break
         diffs = differences(entry.observed, after) if entry.observed is not None else []
-        reports.append(StepReport(i, entry.action, said, True, clause, None, diffs, who))
+        reports.append(StepReport(i, entry.action, said, True, clause, None, diffs, who, True))
         model = after
     return Report(ts.rules, reports, len(log.actions))
 

@@ -280,3 +280,13 @@ def test_a_special_summon_the_log_does_not_describe_is_bad_input(tmp_path: Path)
     data["actions"][3]["observed"] = {"players": [{"monsters": [{"zone": 0, "atk": 1500, "position": "defense"}]}, {}]}
     path.write_text(json.dumps(data), encoding="utf-8")
     assert run("replay", str(path))[0] == 0
+
+
+def test_log_actions_are_shown_in_the_logs_own_words(tmp_path: Path) -> None:
+    data = json.loads(json.dumps(BASE_LOG))
+    data["actions"] = [{"action": "normal_summon", "atk": 1800, "def": 1000}]
+    path = tmp_path / "catalogue.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run("replay", str(path))
+    assert code == 1
+    assert "normal_summon(atk=1800, def=1000)  [model catalogue]  ILLEGAL: model catalogue:" in out

@@ -603,77 +603,86 @@ PHASE_NAME = {ph: name for name, ph in PHASES.items()}
 KIND_NAME = {k: name for name, k in SPELL_TRAP_KINDS.items()}
 
 
-def describe(s: State) -> dict[str, Any]:
-    """A model state as an observed state (every field), for comparison and for reports."""
+def _monster(s: State, p: int, z: int) -> dict[str, Any]:
     g = s.g
-    players = []
-    for p in (0, 1):
-        monsters: list[dict[str, Any]] = []
-        for z in range(s.r.monster_zones):
-            if not g("m_occ", p, z):
-                monsters.append({"zone": z, "empty": True})
-                continue
-            monsters.append(
-                {
-                    "zone": z,
-                    "empty": False,
-                    "atk": g("m_atk", p, z) * POINTS,
-                    "def": g("m_defv", p, z) * POINTS,
-                    "position": "defense" if g("m_def", p, z) else "attack",
-                    "face": "up" if g("m_up", p, z) else "down",
-                    "position_changed": bool(g("m_moved", p, z)),
-                    "attacked": bool(g("m_decl", p, z)),
-                    "destroyed_by_battle": bool(g("m_doomed", p, z)),
-                }
-            )
-        spells: list[dict[str, Any]] = []
-        for z in range(s.r.spell_trap_zones):
-            if not g("s_occ", p, z):
-                spells.append({"zone": z, "empty": True})
-                continue
-            spells.append(
-                {
-                    "zone": z,
-                    "empty": False,
-                    "kind": KIND_NAME.get(Kind(g("s_kind", p, z)), Kind(g("s_kind", p, z)).name.lower()),
-                    "effect": Effect(g("s_eff", p, z)).name.lower(),
-                    "face": "up" if g("s_up", p, z) else "down",
-                }
-            )
-        players.append(
-            {
-                "lp": g("lp", p) * POINTS,
-                "hand": g("hand", p),
-                "deck": g("deck", p),
-                "graveyard": g("gy", p),
-                "monsters": monsters,
-                "spells_traps": spells,
-                "skip_battle_phase": bool(g("skip_bp", p)),
-                "skip_main_phase_1": bool(g("skip_m1", p)),
-            }
-        )
-    chain = [
-        {
-            "player": g("c_owner", j),
-            "kind": KIND_NAME.get(Kind(g("c_kind", j)), Kind(g("c_kind", j)).name.lower()),
-            "effect": Effect(g("c_eff", j)).name.lower(),
-            "zone": g("c_zone", j),
-            "negated": bool(g("c_neg", j)),
-            "left_field": bool(g("c_gone", j)),
-        }
-        for j in range(g("chain_len"))
-    ]
-    winner = g("winner")
+    return {
+        "zone": z,
+        "atk": g("m_atk", p, z) * POINTS,
+        "def": g("m_defv", p, z) * POINTS,
+        "position": "defense" if g("m_def", p, z) else "attack",
+        "face": "up" if g("m_up", p, z) else "down",
+        "position_changed": bool(g("m_moved", p, z)),
+        "attacked": bool(g("m_decl", p, z)),
+        "destroyed_by_battle": bool(g("m_doomed", p, z)),
+    }
+
+
+def _spell_trap(s: State, p: int, z: int) -> dict[str, Any]:
+    g = s.g
+    return {
+        "zone": z,
+        "kind": KIND_NAME[Kind(g("s_kind", p, z))],
+        "effect": Effect(g("s_eff", p, z)).name.lower(),
+        "face": "up" if g("s_up", p, z) else "down",
+    }
+
+
+def _player(s: State, p: int) -> dict[str, Any]:
+    g = s.g
+    return {
+        "lp": g("lp", p) * POINTS,
+        "hand": g("hand", p),
+        "deck": g("deck", p),
+        "graveyard": g("gy", p),
+        "skip_battle_phase": bool(g("skip_bp", p)),
+        "skip_main_phase_1": bool(g("skip_m1", p)),
+    }
+
+
+def _link(s: State, j: int) -> dict[str, Any]:
+    g = s.g
+    return {
+        "player": g("c_owner", j),
+        "kind": KIND_NAME[Kind(g("c_kind", j))],
+        "effect": Effect(g("c_eff", j)).name.lower(),
+        "zone": g("c_zone", j),
+        "negated": bool(g("c_neg", j)),
+        "left_field": bool(g("c_gone", j)),
+    }
+
+
+def _common(s: State) -> dict[str, Any]:
+    g = s.g
     return {
         "turn": g("turn"),
         "turn_player": s.tp,
         "phase": PHASE_NAME[Phase(g("phase"))],
         "priority": g("prio"),
-        "winner": "none" if winner == 0 else winner - 1,
         "normal_summons": g("nsum"),
         "battle_phase_entered": bool(g("bp_done")),
+    }
+
+
+def describe(s: State) -> dict[str, Any]:
+    """A model state as an observed state (every field), for comparison and for reports."""
+    g, r = s.g, s.r
+    players = []
+    for p in (0, 1):
+        monsters = [
+            {**_monster(s, p, z), "empty": False} if g("m_occ", p, z) else {"zone": z, "empty": True}
+            for z in range(r.monster_zones)
+        ]
+        spells = [
+            {**_spell_trap(s, p, z), "empty": False} if g("s_occ", p, z) else {"zone": z, "empty": True}
+            for z in range(r.spell_trap_zones)
+        ]
+        players.append({**_player(s, p), "monsters": monsters, "spells_traps": spells})
+    winner = g("winner")
+    return {
+        **_common(s),
+        "winner": "none" if winner == 0 else winner - 1,
         "chain_length": g("chain_len"),
-        "chain": chain,
+        "chain": [_link(s, j) for j in range(g("chain_len"))],
         "attacking": bool(g("attacking")),
         "players": players,
     }
@@ -793,71 +802,33 @@ def board_state(ts: TransitionSystem, board: Board, source: str) -> State:
 
 def board_of(s: State) -> dict[str, Any]:
     """A model state as a log board (JSON), the inverse of board_state: test boards for engines."""
-    g, turn = s.g, s.g("turn")
+    g, r, turn = s.g, s.r, s.g("turn")
     out: dict[str, Any] = {
-        "turn": turn,
-        "turn_player": s.tp,
-        "phase": PHASE_NAME[Phase(g("phase"))],
-        "priority": g("prio"),
+        **_common(s),
         "passed": bool(g("passed")),
         "resolving": bool(g("resolving")),
         "discarding": bool(g("discarding")),
-        "winner": None if g("winner") == 0 else g("winner") - 1,
         "drew": bool(g("drew")),
-        "normal_summons": g("nsum"),
-        "battle_phase_entered": bool(g("bp_done")),
     }
+    if g("winner"):
+        out["winner"] = g("winner") - 1
     players = []
     for p in (0, 1):
         monsters = [
-            {
-                "zone": z,
-                "atk": g("m_atk", p, z) * POINTS,
-                "def": g("m_defv", p, z) * POINTS,
-                "position": "defense" if g("m_def", p, z) else "attack",
-                "face": "up" if g("m_up", p, z) else "down",
-                "summoned_turn": turn if g("m_fresh", p, z) else None,
-                "position_changed": bool(g("m_moved", p, z)),
-                "attacked": bool(g("m_decl", p, z)),
-                "destroyed_by_battle": bool(g("m_doomed", p, z)),
-            }
-            for z in range(s.r.monster_zones)
+            {**_monster(s, p, z), **({"summoned_turn": turn} if g("m_fresh", p, z) else {})}
+            for z in range(r.monster_zones)
             if g("m_occ", p, z)
         ]
         spells = [
-            {
-                "zone": z,
-                "kind": KIND_NAME[Kind(g("s_kind", p, z))],
-                "effect": Effect(g("s_eff", p, z)).name.lower(),
-                "face": "up" if g("s_up", p, z) else "down",
-                "set_turn": turn if g("s_fresh", p, z) else None,
-            }
-            for z in range(s.r.spell_trap_zones)
+            {**_spell_trap(s, p, z), **({"set_turn": turn} if g("s_fresh", p, z) else {})}
+            for z in range(r.spell_trap_zones)
             if g("s_occ", p, z)
         ]
-        players.append(
-            {
-                "lp": g("lp", p) * POINTS,
-                "hand": g("hand", p),
-                "deck": g("deck", p),
-                "graveyard": g("gy", p),
-                "monsters": [{k: v for k, v in m.items() if v is not None} for m in monsters],
-                "spells_traps": [{k: v for k, v in c.items() if v is not None} for c in spells],
-                "skip_battle_phase": bool(g("skip_bp", p)),
-                "skip_main_phase_1": bool(g("skip_m1", p)),
-            }
-        )
+        players.append({**_player(s, p), "monsters": monsters, "spells_traps": spells})
     out["players"] = players
     chain = []
     for j in range(g("chain_len")):
-        link: dict[str, Any] = {
-            "player": g("c_owner", j),
-            "kind": KIND_NAME[Kind(g("c_kind", j))],
-            "effect": Effect(g("c_eff", j)).name.lower(),
-            "zone": g("c_zone", j),
-            "negated": bool(g("c_neg", j)),
-            "left_field": bool(g("c_gone", j)),
-        }
+        link = _link(s, j)
         if Effect(g("c_eff", j)) in TARGETED:
             area = "spell_trap" if g("c_ta", j) else "monster"
             link["target"] = {"player": g("c_tp", j), "area": area, "zone": g("c_tz", j)}
@@ -871,7 +842,7 @@ def board_of(s: State) -> dict[str, Any]:
             "at_declaration": bool(g("at_decl")),
             "replay_due": bool(g("replay")),
         }
-    return {k: v for k, v in out.items() if v is not None}
+    return out
 
 
 CHOICE_NAME = {code: name for name, code in NEXT.items()}

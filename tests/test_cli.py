@@ -290,3 +290,21 @@ def test_log_actions_are_shown_in_the_logs_own_words(tmp_path: Path) -> None:
     code, out, _ = run("replay", str(path))
     assert code == 1
     assert "normal_summon(atk=1800, def=1000)  [model catalogue]  ILLEGAL: model catalogue:" in out
+
+
+def test_a_trace_becomes_a_duel_log_that_replays(tmp_path: Path) -> None:
+    """A counterexample as a test board and play for an engine: the log conforms under the trace's rules,
+    and from the middle of the trace too."""
+    _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
+    trace = json.loads(out)["results"][0]["trace"]
+    for first in ("0", "3"):
+        log = tmp_path / f"from-{first}.json"
+        code, _, err = run("to-log", trace, "--out", str(log), "--from-step", first)
+        assert code == 0, err
+        data = json.loads(log.read_text(encoding="utf-8"))
+        assert data["rules"] == {"main_phase_2_requires_battle_phase": False}
+        assert len(data["actions"]) == 6 - int(first) and all("observed" in a for a in data["actions"])
+        code, text, _ = run("replay", str(log))
+        assert code == 0 and "conforms" in text
+    code, _, err = run("to-log", trace, "--from-step", "99")
+    assert code == 2 and "--from-step" in err

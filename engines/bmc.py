@@ -1,11 +1,20 @@
 """Bounded model checking on Z3 (QF_BV).
 
-The transition relation is built once and copied per step by substitution. A question is asked of a
-fresh solver over the unrolled prefix it needs: "is any pending goal reached at some step <= d?".
-When the answer is yes, the goals the model settles are shortened one depth at a time until the
-solver says no shorter trace exists, so every trace is of minimal length for the bound. (A fresh
-solver per question keeps the full preprocessing of QF_BV; on this model it scaled linearly with
-depth where one incremental solver slowed down exponentially past depth 12.)
+The transition relation is built once and copied per step by substitution. A question asks "is any
+pending goal reached at some step <= d?". When the answer is yes, the goals the model settles are
+shortened one depth at a time until the solver says no shorter trace exists, so every trace is of
+minimal length for the bound.
+
+A witness search up to depth 12 asks its questions of one incremental solver: each step's
+constraint is guarded by an activation literal and each question is asked under assumptions (the
+steps it needs and its goal), so what the solver learns carries over from the first question to the
+shortening ones. An invariant's question (expected to be the only one: the invariant holds) and
+every question beyond depth 12 go to a fresh solver, which keeps the full preprocessing of QF_BV.
+Measured on this model: along the plans (legs of at most 9 steps) the incremental solver was about
+twice as fast (the seed's chain example 6.5 s against 15.5 s); on the single question "does
+card-conservation hold to depth 10" it was slower (10 s against 4 s); past depth 12 it slowed down
+exponentially (16 s at depth 13, 230 s at depth 16) where fresh solvers scaled linearly (about
+0.35 s per unrolled step).
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 
 Progress = Callable[[str], None]
+INCREMENTAL_MAX_DEPTH = 12  # deeper unrollings get a fresh solver per question (see above)
 
 
 class Unrolling:
@@ -34,6 +44,9 @@ class Unrolling:
         self.steps: list[SymStep | None] = [None]
         init = ts.init() if start is None else start
         self.constraints = [z3.And(*(self.states[0].v[key] == init.v[key] for key in ts.keys))]
+        self.active: list[Any] = [None]  # per step: the literal that switches its constraint on
+        self.solver: Any = None  # the incremental solver over this unrolling, made on the first question
+        self.incremental = False
 
     def extend(self, depth: int) -> None:
         while len(self.states) <= depth:
@@ -44,6 +57,7 @@ class Unrolling:
             # proved invariants hold in every reachable state: asserting them prunes the search soundly
             facts = [c.eval(None, None, st.post) for c in self.lemmas]
             self.constraints.append(z3.And(st.relation, *(f for f in facts if not isinstance(f, bool))))
+            self.active.append(z3.Bool(f"step#{k}"))
 
     def value(self, check: Check, k: int) -> Any:
         """The check's predicate at step k (a state check at s_k, a step check on s_{k-1} -> s_k)."""
@@ -92,17 +106,33 @@ class BMC:
         self.queries = 0
         self.solve_seconds = 0.0
 
-    def _solve(self, u: Unrolling, k: int, target: Any) -> tuple[Any, Any]:
+    def _solver(self) -> Any:
         solver = z3.SolverFor("QF_BV")
         if self.timeout_ms:
             solver.set("timeout", self.timeout_ms)
-        solver.add(*u.constraints[: k + 1])
-        solver.add(target)
-        t0 = time.perf_counter()
-        answer = solver.check()
-        self.solve_seconds += time.perf_counter() - t0
+        return solver
+
+    def _solve(self, u: Unrolling, k: int, target: Any) -> tuple[Any, Any]:
         self.queries += 1
-        return answer, (solver.model() if answer == z3.sat else solver.reason_unknown())
+        t0 = time.perf_counter()
+        if not u.incremental:
+            solver = self._solver()
+            solver.add(*u.constraints[: k + 1], target)
+            answer = solver.check()
+        else:
+            if u.solver is None:
+                u.solver = self._solver()
+                u.solver.add(u.constraints[0])
+                u.solver.add(*(z3.Implies(a, c) for a, c in zip(u.active[1:], u.constraints[1:], strict=True)))
+            solver = u.solver
+            goal = z3.Bool(f"goal#{self.queries}")
+            solver.add(z3.Implies(goal, target))
+            answer = solver.check(goal, *u.active[1 : k + 1])
+        self.solve_seconds += time.perf_counter() - t0
+        out = solver.model() if answer == z3.sat else solver.reason_unknown()
+        if solver is u.solver:
+            solver.add(z3.Not(goal))  # retire the question's goal
+        return answer, out
 
     def reach(
         self,
@@ -113,6 +143,9 @@ class BMC:
     ) -> dict[int, tuple[str, int, Trace | None, str]]:
         """For each goal (by index): ("reached", k, trace) with k minimal, ("unreached", depth), or ("unknown", k)."""
         u = Unrolling(self.ts, start, self.lemmas)
+        # Witnesses are expected to be reached, then shortened: several questions, one incremental
+        # solver. Invariants are expected to hold: one question, best asked of a fresh solver.
+        u.incremental = depth <= INCREMENTAL_MAX_DEPTH and all(g.prop.kind == "sometimes" for g in goals)
         u.extend(depth)
         targets = {i: [g.target(u, k) for k in range(depth + 1)] for i, g in enumerate(goals)}
         pending = set(targets)

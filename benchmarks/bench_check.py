@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import time
 
+from duelcheck.engines import bmc as bmc_module
 from duelcheck.engines.bmc import BMC
 from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
 from duelcheck.engines.kind import Induction
@@ -32,9 +33,26 @@ def main() -> None:
     t0 = time.perf_counter()
     bmc.run([p for p in PROPERTIES if p.kind == "always" and p.name not in proved], depth)
     print(f"bmc to depth {depth}: {time.perf_counter() - t0:.1f} s, {bmc.queries} questions")
+    plans(proved)
     t0 = time.perf_counter()
     report = Checker(Rules(), depth).run(PROPERTIES)
     print(f"whole check: {time.perf_counter() - t0:.1f} s, exit code {report.exit_code}")
+
+
+def plans(proved: set[str]) -> None:
+    """Witnesses along their plans: one incremental solver per leg against a fresh solver per question."""
+    by_name = {p.name: p for p in PROPERTIES}
+    default = bmc_module.INCREMENTAL_MAX_DEPTH
+    for label, limit in (("incremental", bmc_module.INCREMENTAL_MAX_DEPTH), ("fresh", -1)):
+        bmc_module.INCREMENTAL_MAX_DEPTH = limit
+        checker = Checker(Rules(), simulate=False)
+        checker.bmc.lemmas = Induction(checker.ts).lemmas(proved, PROPERTIES)
+        for name in ("reach-turn-3", "reach-replay", "reach-seed-chain-example"):
+            t0 = time.perf_counter()
+            trace = checker._along_plan(by_name[name].checks[0])
+            length = len(trace) if trace else None
+            print(f"{name} along its plan, {label} solver: {time.perf_counter() - t0:.1f} s, {length} steps")
+    bmc_module.INCREMENTAL_MAX_DEPTH = default
 
 
 if __name__ == "__main__":

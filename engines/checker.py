@@ -82,14 +82,21 @@ class Checker:
 
     def run(self, props: list[Property]) -> Report:
         t0 = time.perf_counter()
-        proved: set[str] = set()
-        results: list[Result] = []
         # Witnesses are also searched by simulation on the second core while the solver works; a
         # simulated play is used only for a witness that BMC (within the bound, or along its plan)
         # does not find.
         deep = [(p, c) for p in props if p.kind == "sometimes" for c in p.checks]
         self._sim = Background(self.ts, [c for _, c in deep], SIM_BUDGET_S) if self.simulate else None
         self._sim_index = {(p.name, c.label): i for i, (p, c) in enumerate(deep)}
+        try:
+            return self._run(props, t0)
+        finally:
+            if self._sim is not None:
+                self._sim.cancel()  # a no-op once its result was taken; else frees the second core
+
+    def _run(self, props: list[Property], t0: float) -> Report:
+        proved: set[str] = set()
+        results: list[Result] = []
         if self.prove:
             # Induction assumes every invariant of the suite, so it runs over the whole suite.
             from duelcheck.properties import PROPERTIES
@@ -112,7 +119,7 @@ class Checker:
         for r in results:
             if r.verdict == "not-found":
                 self._along_plan_result(by_prop[r.prop], r)
-        self._simulate([r for r in results if r.verdict == "not-found"], by_prop)
+        self._simulate([r for r in results if r.verdict == "not-found"])
         for r in results:
             if r.trace is not None:
                 self._certify(by_prop[r.prop], r)
@@ -131,7 +138,7 @@ class Checker:
             r.note = f"beyond the bound: found leg by leg along {len(check.plan)} waypoint(s), each leg shortest"
         r.seconds += time.perf_counter() - t0
 
-    def _simulate(self, pending: list[Result], by_prop: dict[str, Property]) -> None:
+    def _simulate(self, pending: list[Result]) -> None:
         if self._sim is None:
             return
         waiting = [r for r in pending if (r.prop, r.case) in self._sim_index]
@@ -140,7 +147,7 @@ class Checker:
             return
         self.progress(f"searching {len(waiting)} witness(es) beyond the bound by simulation")
         t0 = time.perf_counter()
-        found = self._sim.result()
+        found = self._sim.result([self._sim_index[(r.prop, r.case)] for r in waiting])
         seconds = time.perf_counter() - t0
         for r in waiting:
             r.seconds += seconds

@@ -112,18 +112,24 @@ class Background:
         conn.send({i: [(s.action, s.params) for s in t.steps[1:]] for i, t in found.items()})
         conn.close()
 
-    def result(self) -> dict[int, Trace]:
-        """The witnesses found (by index into the checks), waiting for the search to finish."""
+    def result(self, wanted: list[int]) -> dict[int, Trace]:
+        """The witnesses found (by index into the checks), waiting for the search to finish. Without
+        `fork`, only the wanted checks are searched, here and now. A search that crashed is an
+        internal error, never "not found"."""
         if self._result is not None:
             return self._result
         if self.proc is None:
-            self._result = Simulator(self.ts).search(self.checks, self.budget_s) if self.checks else {}
+            picked = [self.checks[i] for i in wanted]
+            found = Simulator(self.ts).search(picked, self.budget_s) if picked else {}
+            self._result = {wanted[j]: trace for j, trace in found.items()}
             return self._result
         try:
             plays = self.conn.recv()
         except EOFError:
-            plays = {}
+            plays = None
         self.proc.join()
+        if plays is None or self.proc.exitcode != 0:
+            raise InternalError(f"the simulation process failed (exit code {self.proc.exitcode})")
         self._result = {i: self._replay(play) for i, play in plays.items()}
         return self._result
 

@@ -225,6 +225,7 @@ class ObservedMonster(BaseModel):
     position_changed: bool | None = None
     attacked: bool | None = None
     destroyed_by_battle: bool | None = None
+    summoned_this_turn: bool | None = None
 
 
 class ObservedSpellTrap(BaseModel):
@@ -234,6 +235,7 @@ class ObservedSpellTrap(BaseModel):
     kind: KindName | None = None
     effect: EffectName | None = None
     face: Literal["up", "down"] | None = None
+    set_this_turn: bool | None = None
 
 
 class ObservedPlayer(BaseModel):
@@ -254,8 +256,17 @@ class ObservedLink(BaseModel):
     kind: KindName | None = None
     effect: EffectName | None = None
     zone: Zone | None = None
+    target: Target | None = None
     negated: bool | None = None
     left_field: bool | None = None
+
+
+class ObservedAttack(BaseModel):
+    model_config = _STRICT
+    attacker: Zone | None = None
+    target: Zone | Literal["direct"] | None = None
+    at_declaration: bool | None = None
+    replay_due: bool | None = None
 
 
 class Observed(BaseModel):
@@ -272,6 +283,11 @@ class Observed(BaseModel):
     chain_length: int | None = None
     chain: list[ObservedLink] | None = Field(None, description="the links from link 1, compared field by field")
     attacking: bool | None = None
+    attack: ObservedAttack | None = Field(None, description="the attack in progress")
+    passed: bool | None = None
+    resolving: bool | None = None
+    discarding: bool | None = None
+    drew: bool | None = None
     players: list[ObservedPlayer] | None = Field(None, min_length=2, max_length=2)
 
 
@@ -542,9 +558,39 @@ class _Board:
             v[("atk_tgt",)] = DIRECT if a.target == "direct" else self.zone("board.attack.target", a.target, "monster")
             v[("at_decl",)] = a.at_declaration
             v[("replay",)] = a.replay_due
-            if not v[("m_occ", tp, a.attacker)]:
-                raise self.fail("board.attack.attacker", "a zone holding one of the turn player's monsters")
-        return concrete_state(r, ts.schema, v)
+            self.attack(v, a, tp, phase)
+        for j, link in enumerate(b.chain):
+            self.link(v, link, f"board.chain[{j}]")
+        state = concrete_state(r, ts.schema, v)
+        from duelcheck.properties.catalog import well_formed_facts
+
+        if not all(well_formed_facts(state, budget=False)):
+            raise self.fail("board", "a state the rules can reach (it breaks the model's well-formed invariant)")
+        return state
+
+    def attack(self, v: dict[Key, Any], a: Attack, tp: int, phase: Phase) -> None:
+        if phase not in (Phase.BATTLE_STEP, *DAMAGE_STEP):
+            raise self.fail("board.attack", "no attack outside the Battle Step and the Damage Step")
+        if not (v[("m_occ", tp, a.attacker)] and v[("m_decl", tp, a.attacker)]):
+            raise self.fail("board.attack.attacker", "a zone holding a turn player's monster with attacked: true")
+        if a.target != "direct" and not a.replay_due and not v[("m_occ", 1 - tp, a.target)]:
+            raise self.fail("board.attack.target", "a zone holding one of the opponent's monsters")
+
+    def link(self, v: dict[Key, Any], link: ChainLink, where: str) -> None:
+        targeted = EFFECTS[link.effect] in TARGETED
+        if targeted != (link.target is not None):
+            expected = f"a target: a {link.effect} link targets a card" if targeted else "no target"
+            raise self.fail(f"{where}.target", expected)
+        p, z = link.player, link.zone
+        there = v[("s_occ", p, z)] and v[("s_up", p, z)]
+        same = v[("s_kind", p, z)] == int(SPELL_TRAP_KINDS[link.kind]) and v[("s_eff", p, z)] == int(
+            EFFECTS[link.effect]
+        )
+        if not link.left_field and not (there and same):
+            raise self.fail(
+                f"{where}.zone",
+                f"the zone of player {p}'s face-up {link.kind} with that effect (or left_field: true)",
+            )
 
     def player(self, v: dict[Key, Any], p: int, pb: PlayerBoard, turn: int, where: str) -> None:
         r = self.r
@@ -641,13 +687,40 @@ def _player(s: State, p: int) -> dict[str, Any]:
 
 def _link(s: State, j: int) -> dict[str, Any]:
     g = s.g
-    return {
+    out: dict[str, Any] = {
         "player": g("c_owner", j),
         "kind": KIND_NAME[Kind(g("c_kind", j))],
         "effect": Effect(g("c_eff", j)).name.lower(),
         "zone": g("c_zone", j),
         "negated": bool(g("c_neg", j)),
         "left_field": bool(g("c_gone", j)),
+    }
+    if Effect(g("c_eff", j)) in TARGETED:
+        area = "spell_trap" if g("c_ta", j) else "monster"
+        out["target"] = {"player": g("c_tp", j), "area": area, "zone": g("c_tz", j)}
+    return out
+
+
+def _attack(s: State) -> dict[str, Any] | None:
+    g = s.g
+    if not g("attacking"):
+        return None
+    tgt = g("atk_tgt")
+    return {
+        "attacker": g("atk_zone"),
+        "target": "direct" if tgt == DIRECT else tgt,
+        "at_declaration": bool(g("at_decl")),
+        "replay_due": bool(g("replay")),
+    }
+
+
+def _flags(s: State) -> dict[str, bool]:
+    g = s.g
+    return {
+        "passed": bool(g("passed")),
+        "resolving": bool(g("resolving")),
+        "discarding": bool(g("discarding")),
+        "drew": bool(g("drew")),
     }
 
 
@@ -669,11 +742,15 @@ def describe(s: State) -> dict[str, Any]:
     players = []
     for p in (0, 1):
         monsters = [
-            {**_monster(s, p, z), "empty": False} if g("m_occ", p, z) else {"zone": z, "empty": True}
+            {**_monster(s, p, z), "empty": False, "summoned_this_turn": bool(g("m_fresh", p, z))}
+            if g("m_occ", p, z)
+            else {"zone": z, "empty": True}
             for z in range(r.monster_zones)
         ]
         spells = [
-            {**_spell_trap(s, p, z), "empty": False} if g("s_occ", p, z) else {"zone": z, "empty": True}
+            {**_spell_trap(s, p, z), "empty": False, "set_this_turn": bool(g("s_fresh", p, z))}
+            if g("s_occ", p, z)
+            else {"zone": z, "empty": True}
             for z in range(r.spell_trap_zones)
         ]
         players.append({**_player(s, p), "monsters": monsters, "spells_traps": spells})
@@ -684,6 +761,8 @@ def describe(s: State) -> dict[str, Any]:
         "chain_length": g("chain_len"),
         "chain": [_link(s, j) for j in range(g("chain_len"))],
         "attacking": bool(g("attacking")),
+        "attack": _attack(s),
+        **_flags(s),
         "players": players,
     }
 
@@ -697,8 +776,6 @@ def differences(observed: Observed, model: State) -> list[tuple[str, Any, Any]]:
     def compare(obs: Any, mod: Any, path: str) -> None:
         if isinstance(obs, dict):
             for key, value in obs.items():
-                if key == "zone":
-                    continue
                 compare(value, mod.get(key) if isinstance(mod, dict) else None, f"{path}.{key}" if path else key)
         elif isinstance(obs, list) and path.endswith(("monsters", "spells_traps")):
             for item in obs:
@@ -707,7 +784,7 @@ def differences(observed: Observed, model: State) -> list[tuple[str, Any, Any]]:
                 if slot.get("empty") and not item.get("empty", False) and len(item) > 1:
                     out.append((f"{path}[zone {z}]", "empty", "a card"))
                     continue
-                compare(item, slot, f"{path}[zone {z}]")
+                compare({k: v for k, v in item.items() if k != "zone"}, slot, f"{path}[zone {z}]")
         elif isinstance(obs, list):
             if not isinstance(mod, list) or len(obs) != len(mod):
                 out.append((f"{path} (links)", len(mod) if isinstance(mod, list) else mod, len(obs)))
@@ -803,13 +880,7 @@ def board_state(ts: TransitionSystem, board: Board, source: str) -> State:
 def board_of(s: State) -> dict[str, Any]:
     """A model state as a log board (JSON), the inverse of board_state: test boards for engines."""
     g, r, turn = s.g, s.r, s.g("turn")
-    out: dict[str, Any] = {
-        **_common(s),
-        "passed": bool(g("passed")),
-        "resolving": bool(g("resolving")),
-        "discarding": bool(g("discarding")),
-        "drew": bool(g("drew")),
-    }
+    out: dict[str, Any] = {**_common(s), **_flags(s)}
     if g("winner"):
         out["winner"] = g("winner") - 1
     players = []
@@ -826,22 +897,10 @@ def board_of(s: State) -> dict[str, Any]:
         ]
         players.append({**_player(s, p), "monsters": monsters, "spells_traps": spells})
     out["players"] = players
-    chain = []
-    for j in range(g("chain_len")):
-        link = _link(s, j)
-        if Effect(g("c_eff", j)) in TARGETED:
-            area = "spell_trap" if g("c_ta", j) else "monster"
-            link["target"] = {"player": g("c_tp", j), "area": area, "zone": g("c_tz", j)}
-        chain.append(link)
-    out["chain"] = chain
-    if g("attacking"):
-        tgt = g("atk_tgt")
-        out["attack"] = {
-            "attacker": g("atk_zone"),
-            "target": "direct" if tgt == DIRECT else tgt,
-            "at_declaration": bool(g("at_decl")),
-            "replay_due": bool(g("replay")),
-        }
+    out["chain"] = [_link(s, j) for j in range(g("chain_len"))]
+    attack = _attack(s)
+    if attack is not None:
+        out["attack"] = attack
     return out
 
 
@@ -922,8 +981,7 @@ def log_of(steps: list[tuple[str, dict[str, int], State]], rules: Rules, title: 
     doc: dict[str, Any] = {"format": FORMAT}
     if title:
         doc["title"] = title
-    defaults = Rules().model_dump()
-    doc["rules"] = {k: v for k, v in rules.model_dump().items() if defaults.get(k) != v}
+    doc["rules"] = rules.changed()
     doc["board"] = board_of(first)
     doc["actions"] = actions
     return doc

@@ -137,7 +137,9 @@ def _well_formed(s: State) -> Val:
     return s.k.and_(*well_formed_facts(s))
 
 
-def well_formed_facts(s: State) -> list[Val]:
+def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
+    """Structural facts of every reachable state. `budget=False` leaves out the deck-out bound on the
+    number of turns, which only states reached from the initial state meet (not every board)."""
     k, r = s.k, s.r
     tp = s.tp
     mz, sz, cl = r.monster_zones, r.spell_trap_zones, r.chain_links
@@ -177,11 +179,12 @@ def well_formed_facts(s: State) -> list[Val]:
         k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
     ]
     # Deck-out bounds the number of turns: each turn after the first starts with a draw.
-    budget = 2 * (r.deck_size - r.starting_hand) + 2
+    turns = 2 * (r.deck_size - r.starting_hand) + 2
     phi = s.g("deck", 0) + s.g("deck", 1) + s.g("turn")
     phi = phi + k.ite(s.g("drew"), 1, 0, w=9) + k.ite(s.g("turn") == 1, 1, 0, w=9)
-    out.append(k.implies(s.g("winner") == 0, phi <= budget))
-    out.append(s.g("turn") <= budget + 1)
+    if budget:
+        out.append(k.implies(s.g("winner") == 0, phi <= turns))
+        out.append(s.g("turn") <= turns + 1)
     for p in (0, 1):
         deck, hand = s.g("deck", p), s.g("hand", p)
         out += [deck >= 0, hand >= 0, deck <= r.deck_size, hand <= r.deck_size, deck + hand <= r.deck_size]

@@ -214,7 +214,7 @@ def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
     rules = load_rules(rules_file) if rules_file else None
     report = replay(play_file, rules)
     expect = report.expect
-    failures = report.expectation_failures(expect) if expect is not None else []
+    failures = report.expectation_failures() if expect is not None else []
     if fmt == "json":
         data = report.to_json()
         if expect is not None:

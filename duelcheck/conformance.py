@@ -79,16 +79,21 @@ class Report:
     def stopped_at(self) -> int | None:
         return next((s.index for s in self.steps if not s.legal), None)
 
-    def expectation_failures(self, expect: Any) -> list[str]:
-        """What differs from a scenario's expected outcome (`duelcheck.log.Expect`); empty when it matches."""
+    def expectation_failures(self, expect: Any = None) -> list[str]:
+        """What differs from a scenario's expected outcome (`duelcheck.log.Expect`; by default the one the
+        log gives); empty when it matches."""
+        expect = expect if expect is not None else self.expect
+        if expect is None:
+            return ["the log gives no expected outcome"]
         out = []
         if expect.conforms != self.conforms:
             out.append(f"expected {'conforming' if expect.conforms else 'not conforming'}, got the opposite")
         if expect.stops_at is not None and expect.stops_at != self.stopped_at:
             out.append(f"expected to stop at action {expect.stops_at}, stopped at {self.stopped_at}")
         illegal = next((s for s in self.steps if not s.legal), None)
-        if expect.clause is not None and (illegal is None or expect.clause not in f"{illegal.clause} {illegal.reason}"):
-            out.append(f"expected clause {expect.clause}, got {illegal.reason if illegal else 'no illegal action'}")
+        if expect.clause is not None and (illegal is None or expect.clause != illegal.clause):
+            got = f"{illegal.clause} ({illegal.reason})" if illegal else "no illegal action"
+            out.append(f"expected clause {expect.clause}, got {got}")
         if expect.reason is not None and (illegal is None or expect.reason not in (illegal.reason or "")):
             out.append(f"expected a reason containing {expect.reason!r}, got {illegal.reason if illegal else None!r}")
         for st in self.steps:

@@ -13,17 +13,16 @@ from pathlib import Path
 import pytest
 
 from duelcheck.conformance import replay
-from duelcheck.log import SCHEMA_PATH, dump_schema, parse
+from duelcheck.log import SCHEMA_PATH, dump_schema
 
 CORPUS = Path(__file__).parent / "scenarios"
 FILES = sorted(CORPUS.rglob("*.json"))
 
 
 def expectation_failures(path: Path) -> list[str]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    log = parse(data, str(path))
-    assert log.expect is not None, f"{path.name}: a scenario says what it expects"
-    return replay(path).expectation_failures(log.expect)
+    report = replay(path)
+    assert report.expect is not None, f"{path.name}: a scenario says what it expects"
+    return report.expectation_failures()
 
 
 def test_corpus_is_there() -> None:
@@ -48,6 +47,13 @@ def test_wrong_expectation_fails(tmp_path: Path) -> None:
         path = tmp_path / Path(name).name
         path.write_text(json.dumps(flipped), encoding="utf-8")
         assert expectation_failures(path)
+    # a clause that is only a prefix of the clause broken is not the clause broken
+    data = json.loads((CORPUS / "battle/18-stopped-attack-no-second-attack.json").read_text(encoding="utf-8"))
+    assert data["expect"]["clause"] == "6.3.4.2"
+    data["expect"]["clause"] = "6.3.4"
+    path = tmp_path / "prefix.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert expectation_failures(path) == ["expected clause 6.3.4, got 6.3.4.2 (" + replay(path).steps[-1].reason + ")"]
 
 
 def test_wrong_observation_fails(tmp_path: Path) -> None:

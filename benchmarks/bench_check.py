@@ -8,8 +8,7 @@ from __future__ import annotations
 import sys
 import time
 
-from duelcheck.engines import bmc as bmc_module
-from duelcheck.engines.bmc import BMC
+from duelcheck.engines.bmc import BMC, INCREMENTAL_MAX_DEPTH
 from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
 from duelcheck.engines.kind import Induction
 from duelcheck.model.system import TransitionSystem
@@ -42,17 +41,15 @@ def main() -> None:
 def plans(proved: set[str]) -> None:
     """Witnesses along their plans: one incremental solver per leg against a fresh solver per question."""
     by_name = {p.name: p for p in PROPERTIES}
-    default = bmc_module.INCREMENTAL_MAX_DEPTH
-    for label, limit in (("incremental", bmc_module.INCREMENTAL_MAX_DEPTH), ("fresh", -1)):
-        bmc_module.INCREMENTAL_MAX_DEPTH = limit
+    for label, limit in (("incremental", INCREMENTAL_MAX_DEPTH), ("fresh", -1)):
         checker = Checker(Rules(), simulate=False)
+        checker.bmc.incremental_max_depth = limit
         checker.bmc.lemmas = Induction(checker.ts).lemmas(proved, PROPERTIES)
         for name in ("reach-turn-3", "reach-replay", "reach-seed-chain-example"):
             t0 = time.perf_counter()
             trace = checker._along_plan(by_name[name].checks[0])
             length = len(trace) if trace else None
             print(f"{name} along its plan, {label} solver: {time.perf_counter() - t0:.1f} s, {length} steps")
-    bmc_module.INCREMENTAL_MAX_DEPTH = default
 
 
 if __name__ == "__main__":

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from duelcheck.engines.base import Trace
-from duelcheck.model.cards import DIRECT, HAND, POINTS, STOP, TARGETED, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
+from duelcheck.model.cards import DIRECT, HAND, STOP, TARGETED, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
 from duelcheck.model.rules import ACTION_BY_NAME
-from duelcheck.model.state import Key, State
+from duelcheck.model.state import PARAMS, Key, State, build_schema
+from duelcheck.rules import Rules
 
 PHASE_NAMES = {
     Phase.DRAW: "Draw Phase",
@@ -24,6 +25,8 @@ PHASE_NAMES = {
     Phase.MAIN2: "Main Phase 2",
     Phase.END: "End Phase",
 }
+# The scale of each field: it does not depend on the rule parameters.
+FIELD_SCALE = {spec.name: spec.scale for spec in build_schema(Rules())}
 CHOICES = {TO_BATTLE: "Battle Phase", TO_MAIN2: "Main Phase 2", TO_END: "End Phase"}
 
 
@@ -42,8 +45,8 @@ def show_param(name: str, value: Any, action: str) -> str:
         return f"player {value}"
     if name == "tarea":
         return "Spell & Trap Zone" if value else "Monster Zone"
-    if name in ("atk", "defv", "amount"):
-        return str(value * POINTS)  # held in units of 100 points
+    if name in PARAMS and PARAMS[name].scale != 1:
+        return str(value * PARAMS[name].scale)  # held in units of 100 points
     if name == "pos":
         return "Defense" if value else "Attack"
     return str(value)
@@ -59,8 +62,8 @@ def show_action(name: str, params: dict[str, Any]) -> str:
 
 
 def show_value(key: Key, value: Any) -> str:
-    if key[0] in ("lp", "m_atk", "m_defv"):
-        return str(value * POINTS)  # held in units of 100 points
+    if FIELD_SCALE.get(key[0], 1) != 1:
+        return str(value * FIELD_SCALE[key[0]])  # held in units of 100 points
     if key[0] == "phase":
         return PHASE_NAMES.get(Phase(value), str(value))
     if key[0] in ("s_kind", "c_kind"):
@@ -83,9 +86,10 @@ def actor(pre: State, name: str) -> int:
 def render(trace: Trace, title: str = "") -> str:
     lines = [title] if title else []
     first = trace.steps[0].state
+    lp = "/".join(show_value(("lp", p), first.g("lp", p)) for p in (0, 1))
     lines.append(
         f"  0  init   turn {first.g('turn')}, {PHASE_NAMES[Phase(first.g('phase'))]}, "
-        f"LP {first.g('lp', 0) * POINTS}/{first.g('lp', 1) * POINTS}, hands {first.g('hand', 0)}/{first.g('hand', 1)}"
+        f"LP {lp}, hands {first.g('hand', 0)}/{first.g('hand', 1)}"
     )
     for i in range(1, len(trace.steps)):
         pre, step = trace.steps[i - 1].state, trace.steps[i]

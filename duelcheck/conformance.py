@@ -18,7 +18,17 @@ from typing import Any
 from duelcheck.counterexamples.view import actor, show_action, show_key
 from duelcheck.engines.base import Trace
 from duelcheck.errors import InputError
-from duelcheck.log import DuelLog, board_state, choice_due, differences, is_log, log_rules, parse, summoned
+from duelcheck.log import (
+    DuelLog,
+    board_state,
+    check_zone,
+    choice_due,
+    differences,
+    is_log,
+    log_rules,
+    parse,
+    summoned,
+)
 from duelcheck.log import moves as log_moves
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import State
@@ -160,23 +170,20 @@ def _log_actor(s: State, name: str) -> int | None:
 
 
 def _zones(model: State, entry: Any, at: str) -> None:
-    """Zone numbers the rules' zone counts allow (the format alone allows 0 to 6)."""
-    r = model.r
-    checks: list[tuple[str, Any, int]] = []
+    """The action's zone numbers against the rules' zone counts."""
+    places: list[tuple[str, Any, str]] = []
     if entry.action in ("flip_summon", "change_position"):
-        checks.append(("zone", entry.zone, r.monster_zones))
+        places.append(("zone", entry.zone, "monster"))
     if entry.action == "declare_attack":
-        checks += [("attacker", entry.attacker, r.monster_zones), ("target", entry.target, r.monster_zones)]
+        places += [("attacker", entry.attacker, "monster"), ("target", entry.target, "monster")]
     if entry.action == "replay":
-        checks.append(("target", entry.target, r.monster_zones))
+        places.append(("target", entry.target, "monster"))
     if entry.action in ("activate", "respond"):
-        checks.append(("from", entry.source, r.spell_trap_zones))
+        places.append(("from", entry.source, "spell_trap"))
         if entry.target is not None:
-            count = r.monster_zones if entry.target.area == "monster" else r.spell_trap_zones
-            checks.append(("target.zone", entry.target.zone, count))
-    for name, value, count in checks:
-        if isinstance(value, int) and value >= count:
-            raise InputError(f"{at}.{name}: expected a zone from 0 to {count - 1}")
+            places.append(("target.zone", entry.target.zone, entry.target.area))
+    for name, value, area in places:
+        check_zone(model.r, f"{at}.{name}", value, area)
 
 
 def _before(model: State, entry: Any, i: int, source: str) -> str | None:

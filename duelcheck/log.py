@@ -495,6 +495,15 @@ def log_rules(log: DuelLog, source: str) -> Rules:
     return rules_from_mapping(log.rules or {}, f"{source}: rules")
 
 
+def check_zone(r: Rules, at: str, z: Any, area: str) -> Any:
+    """A zone number the rules' zone counts allow (the format alone allows 0 to 6); `at` names the place."""
+    count = r.monster_zones if area == "monster" else r.spell_trap_zones
+    if isinstance(z, int) and z >= count:
+        name = "Monster" if area == "monster" else "Spell & Trap"
+        raise InputError(f"{at}: expected a {name} Zone from 0 to {count - 1}")
+    return z
+
+
 class _Board:
     """Turns a Board into the model's state, checking what the format cannot (zone counts, totals)."""
 
@@ -507,10 +516,7 @@ class _Board:
         return InputError(f"{self.source}: {where}: expected {expected}")
 
     def zone(self, where: str, z: int, area: str) -> int:
-        count = self.r.monster_zones if area == "monster" else self.r.spell_trap_zones
-        if z >= count:
-            raise self.fail(where, f"a {'Monster' if area == 'monster' else 'Spell & Trap'} Zone from 0 to {count - 1}")
-        return z
+        return check_zone(self.r, f"{self.source}: {where}", z, area)
 
     def state(self, b: Board) -> State:
         ts, r = self.ts, self.r

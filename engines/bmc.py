@@ -10,11 +10,11 @@ constraint is guarded by an activation literal and each question is asked under 
 steps it needs and its goal), so what the solver learns carries over from the first question to the
 shortening ones. An invariant's question (expected to be the only one: the invariant holds) and
 every question beyond depth 12 go to a fresh solver, which keeps the full preprocessing of QF_BV.
-Measured on this model: along the plans (legs of at most 9 steps) the incremental solver was about
-twice as fast (the seed's chain example 6.5 s against 15.5 s); on the single question "does
-card-conservation hold to depth 10" it was slower (10 s against 4 s); past depth 12 it slowed down
-exponentially (16 s at depth 13, 230 s at depth 16) where fresh solvers scaled linearly (about
-0.35 s per unrolled step).
+Measured on this model: along the plans (legs of at most 9 steps) the incremental solver was up to
+twice as fast (reach-replay 5.7 s against 12.2 s, the seed's chain example 7.8 s against 12.6 s);
+on the single question "does card-conservation hold to depth 10" it was slower (10 s against 4 s);
+past depth 12 it slowed down exponentially (16 s at depth 13, 230 s at depth 16) where fresh
+solvers scaled linearly (about 0.35 s per unrolled step).
 """
 
 from __future__ import annotations
@@ -37,7 +37,13 @@ INCREMENTAL_MAX_DEPTH = 12  # deeper unrollings get a fresh solver per question 
 class Unrolling:
     """The symbolic states s_0..s_k, the steps between them, and their constraints, grown on demand."""
 
-    def __init__(self, ts: TransitionSystem, start: State | None = None, lemmas: list[Check] | None = None):
+    def __init__(
+        self,
+        ts: TransitionSystem,
+        start: State | None = None,
+        lemmas: list[Check] | None = None,
+        incremental: bool = False,
+    ):
         self.ts = ts
         self.lemmas = lemmas or []
         self.states = [ts.sym_state("@0")]
@@ -46,7 +52,7 @@ class Unrolling:
         self.constraints = [z3.And(*(self.states[0].v[key] == init.v[key] for key in ts.keys))]
         self.active: list[Any] = [None]  # per step: the literal that switches its constraint on
         self.solver: Any = None  # the incremental solver over this unrolling, made on the first question
-        self.incremental = False
+        self.incremental = incremental
 
     def extend(self, depth: int) -> None:
         while len(self.states) <= depth:
@@ -58,6 +64,8 @@ class Unrolling:
             facts = [c.eval(None, None, st.post) for c in self.lemmas]
             self.constraints.append(z3.And(st.relation, *(f for f in facts if not isinstance(f, bool))))
             self.active.append(z3.Bool(f"step#{k}"))
+            if self.solver is not None:  # grown after the first question: the solver gets the new step too
+                self.solver.add(z3.Implies(self.active[-1], self.constraints[-1]))
 
     def value(self, check: Check, k: int) -> Any:
         """The check's predicate at step k (a state check at s_k, a step check on s_{k-1} -> s_k)."""
@@ -99,8 +107,15 @@ class Goal:
 class BMC:
     name = "bmc"
 
-    def __init__(self, system: TransitionSystem, timeout_ms: int | None = None, lemmas: list[Check] | None = None):
+    def __init__(
+        self,
+        system: TransitionSystem,
+        timeout_ms: int | None = None,
+        lemmas: list[Check] | None = None,
+        incremental_max_depth: int = INCREMENTAL_MAX_DEPTH,
+    ):
         self.ts = system
+        self.incremental_max_depth = incremental_max_depth
         self.timeout_ms = timeout_ms
         self.lemmas = lemmas or []
         self.queries = 0
@@ -142,10 +157,10 @@ class BMC:
         progress: Progress | None = None,
     ) -> dict[int, tuple[str, int, Trace | None, str]]:
         """For each goal (by index): ("reached", k, trace) with k minimal, ("unreached", depth), or ("unknown", k)."""
-        u = Unrolling(self.ts, start, self.lemmas)
         # Witnesses are expected to be reached, then shortened: several questions, one incremental
         # solver. Invariants are expected to hold: one question, best asked of a fresh solver.
-        u.incremental = depth <= INCREMENTAL_MAX_DEPTH and all(g.prop.kind == "sometimes" for g in goals)
+        incremental = depth <= self.incremental_max_depth and all(g.prop.kind == "sometimes" for g in goals)
+        u = Unrolling(self.ts, start, self.lemmas, incremental)
         u.extend(depth)
         targets = {i: [g.target(u, k) for k in range(depth + 1)] for i, g in enumerate(goals)}
         pending = set(targets)

@@ -58,11 +58,10 @@ class Induction:
         return solver.check()
 
     def _cases(self, st: SymStep) -> Iterator[list[Any]]:
-        """The case split: each action, for each turn player (the parity of the turn counter)."""
-        turn = st.pre.g("turn")
+        """The case split: each action, for each turn player."""
         for code in range(len(self.ts.actions)):
-            for parity in (0, 1):
-                yield [st.act == code, z3.Extract(0, 0, turn) == parity]
+            for player in (0, 1):
+                yield [st.act == code, st.pre.tp == player]
 
     def _by_cases(self, st: SymStep, assume: list[Any], bad: Any) -> Any:
         """unsat when no case has a successor violating the fact; otherwise sat or unknown."""

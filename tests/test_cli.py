@@ -238,7 +238,7 @@ BASE_LOG = {
         (lambda d: d["board"].update(attack={"attacker": 0, "target": "direct"}),
          "board.attack: expected no attack outside the Battle Step"),
         (lambda d: d["actions"].insert(0, {"action": "declare_attack", "attacker": 0, "target": 5}),
-         "actions[0].target: expected a zone from 0 to 4"),
+         "actions[0].target: expected a Monster Zone from 0 to 4"),
         (lambda d: d["actions"].insert(0, {"action": "declare_attack", "attacker": 0, "target": "x"}),
          "actions[0].target: expected"),
     ],

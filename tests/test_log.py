@@ -60,3 +60,30 @@ def test_every_play_is_a_conforming_log(seed: int, length: int) -> None:
     report = check_log(TS, log, board_state(TS, log.board, "<play>"))
     assert report.conforms, [(s.index, s.reason, s.differences) for s in report.steps if not s.legal or s.differences]
     assert len(report.steps) == len(steps) - 1 - start
+
+
+def test_the_formats_names_are_the_models() -> None:
+    """The format's enumerations are written out for the schema; they must stay the model's vocabulary."""
+    from typing import get_args
+
+    from duelcheck.log import (
+        ACTION_NAMES,
+        EFFECTS,
+        PHASES,
+        SPELL_TRAP_KINDS,
+        Action,
+        EffectName,
+        KindName,
+        PhaseName,
+        Resolve,
+    )
+    from duelcheck.model.cards import ATK_CHANGES, POINTS, SPELLS, TRAPS, Effect, Phase
+
+    assert set(get_args(PhaseName)) == set(PHASES) and set(PHASES.values()) == set(Phase)
+    assert set(get_args(KindName)) == set(SPELL_TRAP_KINDS) and set(SPELL_TRAP_KINDS.values()) == {*SPELLS, *TRAPS}
+    assert set(get_args(EffectName)) == set(EFFECTS) and set(EFFECTS.values()) == set(Effect)
+    union = get_args(get_args(Action)[0])
+    tags = {tag for cls in union for tag in get_args(cls.model_fields["action"].annotation)}
+    assert tags == set(ACTION_NAMES)
+    changes = get_args(get_args(Resolve.model_fields["atk_change"].annotation)[0])
+    assert set(changes) == {c * POINTS for c in ATK_CHANGES}

@@ -55,7 +55,7 @@ def show_param(name: str, value: Any, action: str) -> str:
 def show_action(name: str, params: dict[str, Any]) -> str:
     if name == "activate" and params.get("eff") not in TARGETED:
         params = {k: v for k, v in params.items() if k not in ("tplayer", "tarea", "tzone")}
-    if name == "resolve":
+    if name in ("resolve", "pass"):  # nothing summoned, no ATK change, no choice
         params = {k: v for k, v in params.items() if v}
     inner = ", ".join(f"{k}={show_param(k, v, name)}" for k, v in params.items())
     return f"{name}({inner})"

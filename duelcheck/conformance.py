@@ -22,7 +22,6 @@ from duelcheck.log import (
     DuelLog,
     board_state,
     check_zone,
-    choice_due,
     differences,
     is_log,
     log_rules,
@@ -192,15 +191,6 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
     _zones(model, entry, at)
     if entry.action == "resolve" and entry.player is not None:
         raise InputError(f"{at}.player: expected no player: a link resolves by the rules")
-    if entry.action in ("pass", "end_step"):
-        ends = entry.action == "end_step" or model.g("passed")
-        if entry.then is None and ends and choice_due(model):
-            raise InputError(
-                f"{at}.then: expected battle_phase, main2 or end_phase: "
-                "Main Phase 1 ends here and the turn player chooses what follows (6.3.3)"
-            )
-        if entry.then is not None and not (ends and choice_due(model)):
-            return "6.3.3: only the end of Main Phase 1 offers the choice of what follows ('then')"
     who = _log_actor(model, entry.action)
     if entry.player is not None and who is not None and entry.player != who:
         holder = (

@@ -26,6 +26,7 @@ from duelcheck.model.cards import (
     DAMAGE_STEP,
     DIRECT,
     HAND,
+    NO_CHOICE,
     POINTS,
     SPEED,
     STOP,
@@ -832,9 +833,9 @@ def moves(a: Any) -> list[Move]:
     if isinstance(a, NormalDraw):
         return [Move("normal_draw", {})]
     if isinstance(a, Pass):
-        return [Move("pass", {"choice": NEXT[a.then] if a.then else 0})]
+        return [Move("pass", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
     if isinstance(a, EndStep):
-        return [Move("pass", {"choice": 0}), Move("pass", {"choice": NEXT[a.then] if a.then else 0})]
+        return [Move("pass", {"choice": NO_CHOICE}), Move("pass", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
     if isinstance(a, NormalSummon):
         return [Move(a.action, {"atk": _stat(a.atk), "defv": _stat(a.def_)})]
     if isinstance(a, ZoneAction):
@@ -913,14 +914,6 @@ def board_of(s: State) -> dict[str, Any]:
 CHOICE_NAME = {code: name for name, code in NEXT.items()}
 
 
-def choice_due(s: State) -> bool:
-    """Whether a pass that ends this step makes the turn player's choice of what follows Main Phase 1
-    (6.3.3; from the Standby Phase when Main Phase 1 is skipped)."""
-    ph = s.g("phase")
-    skipping = ph == Phase.STANDBY and s.g("skip_m1", s.tp)
-    return bool(s.g("chain_len") == 0 and (ph == Phase.MAIN1 or skipping))
-
-
 def summoned(pre: State, post: State) -> bool:
     """Whether a monster joined the field (a resolving link Special Summoned one)."""
 
@@ -937,8 +930,8 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
         return {"action": name}
     if name == "pass":
         out: dict[str, Any] = {"action": "pass"}
-        if (pre.g("passed") and choice_due(pre)) or p.get("choice", 0) != 0:
-            out["then"] = CHOICE_NAME.get(p.get("choice", 0), p.get("choice", 0))
+        if p.get("choice", NO_CHOICE) != NO_CHOICE:
+            out["then"] = CHOICE_NAME[p["choice"]]
         return out
     if name in ("normal_summon", "set_monster"):
         return {"action": name, "atk": p["atk"] * POINTS, "def": p["defv"] * POINTS}

@@ -13,7 +13,7 @@ from typing import Any
 
 from duelcheck.engines.base import Trace
 from duelcheck.errors import InternalError
-from duelcheck.model.cards import STOP, TO_BATTLE, TO_END
+from duelcheck.model.cards import NO_CHOICE, STOP, TO_BATTLE, TO_END
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check
@@ -23,7 +23,7 @@ CALM: tuple[tuple[str, dict[str, int]], ...] = (
     ("resolve", {}),
     ("discard", {}),
     ("replay_select", {"tzone": STOP}),
-    ("pass", {"choice": 0}),
+    ("pass", {"choice": NO_CHOICE}),
     ("pass", {"choice": TO_END}),
     ("pass", {"choice": TO_BATTLE}),
 )

@@ -111,7 +111,8 @@ DIRECT = 5  # attack target: the opponent directly
 STOP = 6  # replay choice: stop the attack
 HAND = 7  # activation source: from the hand
 
-# Choice made by the turn player when Main Phase 1 ends (6.3.3).
-TO_BATTLE = 0
-TO_MAIN2 = 1
-TO_END = 2
+# Choice made by the turn player when Main Phase 1 ends (6.3.3); every other pass makes none.
+NO_CHOICE = 0
+TO_BATTLE = 1
+TO_MAIN2 = 2
+TO_END = 3

@@ -20,6 +20,7 @@ from duelcheck.model.cards import (
     DIRECT,
     HAND,
     MAIN_PHASES,
+    NO_CHOICE,
     SPEED,
     SPELLS,
     STAT_VALUES,
@@ -259,7 +260,10 @@ def next_turn(n: Builder) -> None:
 def leave_main1(n: Builder, choice: Val) -> None:
     """6.3.3: when Main Phase 1 ends the turn player chooses the Battle Phase or the End Phase."""
     k, r, tp = n.k, n.r, n.tp
-    n.require(k.one_of(choice, (TO_BATTLE, TO_MAIN2, TO_END)), "6.3.3: choose the Battle Phase or the End Phase")
+    n.require(
+        k.one_of(choice, (TO_BATTLE, TO_MAIN2, TO_END)),
+        "6.3.3: when Main Phase 1 ends the turn player chooses the Battle Phase or the End Phase",
+    )
     with n.when(choice == TO_BATTLE):
         n.require(
             k.or_(n.g("turn") > 1, r.first_turn_battle),
@@ -320,7 +324,7 @@ def advance(n: Builder, choice: Val) -> None:
     ph = n.g("phase")
     decides = k.or_(ph == Phase.MAIN1, k.and_(ph == Phase.STANDBY, n.g("skip_m1", tp)))
     with n.when(k.not_(decides)):
-        n.require(choice == 0, "only the end of Main Phase 1 offers a choice")
+        n.require(choice == NO_CHOICE, "6.3.3: only the end of Main Phase 1 offers a choice")
     with n.when(ph == Phase.DRAW):  # 6.3.1
         enter_phase(n, Phase.STANDBY)
     with n.when(ph == Phase.STANDBY):  # 6.3.2; seed 000: Main Phase 1 skipped
@@ -388,7 +392,7 @@ def _my_monster_zones(s: State) -> Iterator[dict[str, int]]:
 
 
 def _choices(s: State) -> Iterator[dict[str, int]]:
-    for c in (TO_BATTLE, TO_MAIN2, TO_END):
+    for c in (NO_CHOICE, TO_BATTLE, TO_MAIN2, TO_END):
         yield {"choice": c}
 
 
@@ -478,13 +482,13 @@ def pass_(s: State, a: Params, n: Builder) -> None:
     require_can_act(s, n, p)
     second = s.g("passed")
     with n.when(k.not_(second)):
-        n.require(a.choice == 0, "only the end of Main Phase 1 offers a choice")
+        n.require(a.choice == NO_CHOICE, "6.3.3: only the end of Main Phase 1 offers a choice")
         n.set("passed", True)
         n.set("prio", s.other(p))
     with n.when(second):
         chain = s.g("chain_len") > 0
         with n.when(chain):  # seed 000: both passed: the chain resolves, last link first
-            n.require(a.choice == 0, "only the end of Main Phase 1 offers a choice")
+            n.require(a.choice == NO_CHOICE, "6.3.3: only the end of Main Phase 1 offers a choice")
             n.set("resolving", True)
             n.set("passed", False)
         with n.when(k.not_(chain)):

@@ -120,7 +120,7 @@ class ParamSpec:
 PARAMS: dict[str, ParamSpec] = {
     p.name: p
     for p in (
-        ParamSpec("choice", "int", 4, 0, 2),
+        ParamSpec("choice", "int", 4, 0, 3),
         ParamSpec("zone", "int", 4, 0, 7),
         ParamSpec("kind", "enum", 5, 0, len(Kind) - 1),
         ParamSpec("eff", "enum", 5, 0, len(Effect) - 1),

@@ -19,9 +19,11 @@ from duelcheck.model.cards import (
     DIRECT,
     HAND,
     MAIN_PHASES,
+    NO_CHOICE,
     POINTS,
     SPELLS,
     STAT_VALUES,
+    TO_END,
     TRAPS,
     Effect,
     Kind,
@@ -674,8 +676,8 @@ always(
 
 # The progress actions: in every state where the duel goes on, one of them is enabled.
 PROGRESS: tuple[tuple[str, dict[str, int]], ...] = (
-    ("pass", {"choice": 0}),
-    ("pass", {"choice": 2}),
+    ("pass", {"choice": NO_CHOICE}),
+    ("pass", {"choice": TO_END}),
     ("normal_draw", {}),
     ("resolve", {}),
     ("resolve", {"amount": ATK_CHANGES[-1]}),

@@ -228,7 +228,6 @@ BASE_LOG = {
          "board.players[0].monsters[0].zone: expected a Monster Zone from 0 to 4"),
         (lambda d: d["board"]["players"][0].update(deck=40), "board.players[0].deck: expected 36"),
         (lambda d: d["board"].update(turn_player=1), "board.turn_player: expected 0"),
-        (lambda d: d["actions"].insert(0, {"action": "end_step"}), "actions[0].then: expected battle_phase"),
         (lambda d: d["board"].update(chain=[{"player": 0, "kind": "normal_trap", "effect": "none", "zone": 1}]),
          "board.chain[0].zone: expected the zone of player 0's face-up normal_trap"),
         (lambda d: (d["board"]["players"][0].update(
@@ -316,3 +315,21 @@ def test_a_trace_becomes_a_duel_log_that_replays(tmp_path: Path) -> None:
         assert code == 0 and "conforms" in text
     code, _, err = run("to-log", trace, "--from-step", "99")
     assert code == 2 and "--from-step" in err
+
+
+def test_the_end_of_main_phase_1_says_where_the_turn_goes(tmp_path: Path) -> None:
+    """6.3.3: the choice is the turn player's, made when Main Phase 1 ends, and only then."""
+    data = json.loads(json.dumps(BASE_LOG))
+    path = tmp_path / "choice.json"
+    for actions, reason in (
+        ([{"action": "end_step"}], "6.3.3: when Main Phase 1 ends the turn player chooses"),
+        ([{"action": "pass", "then": "end_phase"}], "6.3.3: only the end of Main Phase 1 offers a choice"),
+    ):
+        data["actions"] = actions
+        path.write_text(json.dumps(data), encoding="utf-8")
+        code, out, _ = run("replay", str(path), "--format", "json")
+        last = json.loads(out)["steps"][-1]
+        assert code == 1 and not last["legal"] and last["clause"] == "6.3.3" and last["reason"].startswith(reason)
+    data["actions"] = [{"action": "pass"}, {"action": "pass", "then": "end_phase", "observed": {"phase": "end"}}]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert run("replay", str(path))[0] == 0

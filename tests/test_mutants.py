@@ -73,7 +73,7 @@ def leave_main1_anywhere(n: Any, choice: Any) -> None:
         R.enter_phase(n, R.Phase.MAIN2)
     with n.when(choice == R.TO_END):
         R.enter_phase(n, R.Phase.END)
-    n.require(k.one_of(choice, (0, 1, 2)), "choice")
+    n.require(k.one_of(choice, (R.TO_BATTLE, R.TO_MAIN2, R.TO_END)), "choice")
 
 
 def traps_any_time(s: Any, a: Any, n: Any) -> None:

@@ -543,8 +543,8 @@ always(
     "6.3.4.2.1",
     "A replay is pending and taken only in the Battle Step, never in the Damage Step, and the re-selection "
     "is not an attack declaration.",
-    state(_replay_place),
-    step(_replay_step),
+    state(_replay_place, "pending"),
+    step(_replay_step, "re-selection"),
 )
 
 

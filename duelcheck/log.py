@@ -863,14 +863,6 @@ def moves(a: Any) -> list[Move]:
     raise AssertionError(f"unhandled action {a!r}")  # pragma: no cover
 
 
-def load(path: str | Path) -> tuple[DuelLog, str]:
-    """Read and validate a duel log file."""
-    from duelcheck.counterexamples.itf import load_json
-
-    source = str(path)
-    return parse(load_json(Path(path)), source), source
-
-
 def is_log(data: Any) -> bool:
     return isinstance(data, dict) and "format" in data and "states" not in data
 

@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 
 def replay(play: Any, rules: Rules | None = None) -> Report:
-    """Replay a recorded play (an ITF path or parsed document) against the rules: `Report.conforms`."""
+    """Replay a duel log or an ITF trace (a path or a parsed document) against the rules: `Report.conforms`."""
     from duelcheck.conformance import replay as _replay
 
     return _replay(play, rules)

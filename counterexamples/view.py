@@ -39,7 +39,7 @@ def show_param(name: str, value: Any, action: str) -> str:
         return "hand"
     if name == "tzone" and action in ("declare_attack", "replay_select"):
         return {DIRECT: "direct", STOP: "stop"}.get(value, str(value))
-    if name == "choice" and action == "pass":
+    if name == "choice" and action in ("pass", "end_step"):
         return CHOICES.get(value, str(value))
     if name == "tplayer":
         return f"player {value}"
@@ -55,7 +55,7 @@ def show_param(name: str, value: Any, action: str) -> str:
 def show_action(name: str, params: dict[str, Any]) -> str:
     if name == "activate" and params.get("eff") not in TARGETED:
         params = {k: v for k, v in params.items() if k not in ("tplayer", "tarea", "tzone")}
-    if name in ("resolve", "pass"):  # nothing summoned, no ATK change, no choice
+    if name in ("resolve", "pass", "end_step"):  # nothing summoned, no ATK change, no choice
         params = {k: v for k, v in params.items() if v}
     inner = ", ".join(f"{k}={show_param(k, v, name)}" for k, v in params.items())
     return f"{name}({inner})"
@@ -80,7 +80,7 @@ def show_key(key: Key) -> str:
 
 
 def actor(pre: State, name: str) -> int:
-    return int(pre.g("prio")) if name in ("pass", "activate") else int(pre.tp)
+    return int(pre.g("prio")) if name in ("pass", "end_step", "activate") else int(pre.tp)
 
 
 def render(trace: Trace, title: str = "") -> str:

@@ -76,19 +76,66 @@ def _select(names: tuple[str, ...]) -> list[Any]:
 @click.option("--out", type=click.Path(file_okay=False), default=str(DEFAULT_OUT), help="Folder for trace files.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-proofs", is_flag=True, help="Skip the induction proofs; check invariants by BMC alone.")
+@click.option(
+    "--solver",
+    type=click.Choice(["auto", "yices", "z3"]),
+    default="auto",
+    show_default=True,
+    help="Solver of the bounded search (auto: Yices when installed, else Z3).",
+)
+@click.option(
+    "--rlimit",
+    type=click.IntRange(1, None),
+    default=None,
+    help="Z3 resource limit per bounded-search question (Z3 only); a question it cannot settle is unknown.",
+)
+@click.option("--no-simulation", is_flag=True, help="Search witnesses symbolically only (no seeded simulation).")
+@click.option("--no-cache", is_flag=True, help="Prove again instead of reading proofs cached for these rules.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Processes for the bounded search (goals are dealt to them in a fixed order).",
+)
 @_guard
 def check(
-    rules_file: str | None, depth: int | None, names: tuple[str, ...], out: str, fmt: str, no_proofs: bool
+    rules_file: str | None,
+    depth: int | None,
+    names: tuple[str, ...],
+    out: str,
+    fmt: str,
+    no_proofs: bool,
+    solver: str,
+    rlimit: int | None,
+    no_simulation: bool,
+    no_cache: bool,
+    workers: int,
 ) -> None:
     """Check the properties under the rules; write a trace for every violation and witness."""
+    from duelcheck.engines.cache import default_cache_dir
     from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
     from duelcheck.rules import load_rules
 
     rules = load_rules(rules_file)
     props = _select(names)
     bound = DEFAULT_DEPTH if depth is None else depth
+    if rlimit is not None and solver == "auto":
+        solver = "z3"
+    cache = None if no_cache else default_cache_dir()
     with _progress(fmt == "text" and sys.stderr.isatty()) as progress:
-        checker = Checker(rules, bound, Path(out), progress, prove=not no_proofs)
+        checker = Checker(
+            rules,
+            bound,
+            Path(out),
+            progress,
+            solver=solver,
+            rlimit=rlimit,
+            prove=not no_proofs,
+            simulate=not no_simulation,
+            cache=cache,
+            workers=workers,
+        )
         report = checker.run(props)
         checker.write(report)
     if fmt == "json":
@@ -104,17 +151,25 @@ def _print_table(report: Any) -> None:
     rules_line = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official defaults"
     console.print(f"duelcheck {__version__}   rules: {rules_line}   bound: {report.depth}")
     table = Table(show_edge=False, pad_edge=False)
-    for col in ("property", "kind", "verdict", "bound", "length", "seconds", "engine"):
+    for col in ("property", "kind", "verdict", "bound", "length", "minimal", "seconds", "engine"):
         table.add_column(col, justify="right" if col in ("bound", "length", "seconds") else "left")
-    colors = {"holds": "green", "found": "green", "violated": "red", "not-found": "red", "unknown": "yellow"}
+    colors = {
+        "holds": "green",
+        "found": "green",
+        "unreachable": "cyan",
+        "violated": "red",
+        "not-found": "red",
+        "unknown": "yellow",
+    }
     for r in report.results:
         bound = "all" if r.proved else str(r.bound)
         length = "" if r.length is None else str(r.length)
         verdict = f"[{colors[r.verdict]}]{r.verdict}[/]"
-        table.add_row(escape(r.label), r.kind, verdict, bound, length, f"{r.seconds:.1f}", r.engine)
+        minimal = "" if r.trace is None else ("yes" if r.minimal else "no")
+        table.add_row(escape(r.label), r.kind, verdict, bound, length, minimal, f"{r.seconds:.1f}", r.engine)
     console.print(table)
     for r in report.results:
-        if r.note and r.verdict in ("violated", "unknown", "not-found"):
+        if r.note and r.verdict in ("violated", "unknown", "not-found", "unreachable"):
             console.print(f"  {escape(r.label)}: {escape(r.note)}")
     bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown")]
     summary = f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"

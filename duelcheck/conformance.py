@@ -20,6 +20,7 @@ from duelcheck.engines.base import Trace
 from duelcheck.errors import InputError
 from duelcheck.log import (
     DuelLog,
+    Move,
     board_state,
     check_zone,
     differences,
@@ -212,7 +213,7 @@ def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<
         said = entry.model_dump(by_alias=True, exclude_none=True, exclude={"observed", "note", "action", "player"})
         moves = log_moves(entry)
         if entry.action == "end_step" and model.g("passed"):
-            moves = moves[1:]  # the other player already passed: one more pass ends the step
+            moves = [Move("pass", moves[0].params)]  # the other player already passed: one more pass ends it
         clause = ACTION_BY_NAME[moves[-1].name].clause
         who = _log_actor(model, entry.action)
         reason = _before(model, entry, i, source)

@@ -829,13 +829,13 @@ def _target_params(t: Target | None) -> dict[str, int]:
 
 
 def moves(a: Any) -> list[Move]:
-    """The model action(s) for one log action (`end_step` is two passes)."""
+    """The model action(s) for one log action."""
     if isinstance(a, NormalDraw):
         return [Move("normal_draw", {})]
     if isinstance(a, Pass):
         return [Move("pass", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
     if isinstance(a, EndStep):
-        return [Move("pass", {"choice": NO_CHOICE}), Move("pass", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
+        return [Move("end_step", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
     if isinstance(a, NormalSummon):
         return [Move(a.action, {"atk": _stat(a.atk), "defv": _stat(a.def_)})]
     if isinstance(a, ZoneAction):
@@ -920,8 +920,8 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
     p = params
     if name in ("normal_draw", "discard"):
         return {"action": name}
-    if name == "pass":
-        out: dict[str, Any] = {"action": "pass"}
+    if name in ("pass", "end_step"):
+        out: dict[str, Any] = {"action": name}
         if p.get("choice", NO_CHOICE) != NO_CHOICE:
             out["then"] = CHOICE_NAME[p["choice"]]
         return out

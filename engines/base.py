@@ -7,7 +7,7 @@ from typing import Literal
 
 from duelcheck.model.system import Step
 
-Verdict = Literal["holds", "violated", "found", "not-found", "unknown"]
+Verdict = Literal["holds", "violated", "found", "unreachable", "not-found", "unknown"]
 
 
 @dataclass
@@ -32,7 +32,8 @@ class Result:
     trace: Trace | None = None
     note: str = ""
     trace_path: str | None = field(default=None)
-    proved: bool = False  # an invariant proved for all depths, not only to the bound
+    proved: bool = False  # an invariant (or, for `unreachable`, a witness's negation) proved for all depths
+    minimal: bool = False  # the trace is of minimal length: the solver refuted every shorter play
 
     @property
     def label(self) -> str:
@@ -51,6 +52,7 @@ class Result:
             "bound": None if self.proved else self.bound,
             "proved": self.proved,
             "length": self.length,
+            "minimal": self.minimal if self.trace is not None else None,
             "seconds": round(self.seconds, 3),
             "engine": self.engine,
             "trace": self.trace_path,

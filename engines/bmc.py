@@ -1,58 +1,52 @@
-"""Bounded model checking on Z3 (QF_BV).
+"""Bounded model checking, deepening one step at a time from the initial state of the given rules.
 
-The transition relation is built once and copied per step by substitution. A question asks "is any
-pending goal reached at some step <= d?". When the answer is yes, the goals the model settles are
-shortened one depth at a time until the solver says no shorter trace exists, so every trace is of
-minimal length for the bound.
+The transition relation is built once and copied per step by substitution. One solver session holds
+the unrolling (engines/smt.py: Yices through a pipe when installed, else Z3); at each depth d the
+session is asked "is a pending goal reached at step d?". Every question below d was answered no, so a
+goal first reached at d has a trace of minimal length, and the minimality is the solver's own proof.
+A goal not reached up to the bound was shown unreachable within it (`unreached`); a question the
+solver could not answer leaves every goal still pending `unknown`, never `unreached`.
 
-A witness search up to depth 12 asks its questions of one incremental solver: each step's
-constraint is guarded by an activation literal and each question is asked under assumptions (the
-steps it needs and its goal), so what the solver learns carries over from the first question to the
-shortening ones. An invariant's question (expected to be the only one: the invariant holds) and
-every question beyond depth 12 go to a fresh solver, which keeps the full preprocessing of QF_BV.
-Measured on this model: along the plans (legs of at most 9 steps) the incremental solver was up to
-twice as fast (reach-replay 5.7 s against 12.2 s, the seed's chain example 7.8 s against 12.6 s);
-on the single question "does card-conservation hold to depth 10" it was slower (10 s against 4 s);
-past depth 12 it slowed down exponentially (16 s at depth 13, 230 s at depth 16) where fresh
-solvers scaled linearly (about 0.35 s per unrolled step).
+A trace is the solver's choice of actions and parameters, replayed through the concrete interpreter
+from the start state: the states reported are the interpreter's, and a step it refuses is an internal
+error, never a verdict. The search carries no hint about any property: the goals are the properties'
+own predicates, for any rule set.
+
+Measured on this model (2 cores, default rules, a both-players-pass step): the seed's five-link
+chain is found at depth 20 with every shallower depth refuted in 28 s with Yices; Z3 took 36 s for
+the single question at depth 20.
 """
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from duelcheck.engines.base import Result, Trace, Verdict
-from duelcheck.model.state import State
+from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, open_session
+from duelcheck.errors import InternalError
+from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 
 Progress = Callable[[str], None]
-INCREMENTAL_MAX_DEPTH = 12  # deeper unrollings get a fresh solver per question (see above)
 
 
 class Unrolling:
     """The symbolic states s_0..s_k, the steps between them, and their constraints, grown on demand."""
 
-    def __init__(
-        self,
-        ts: TransitionSystem,
-        start: State | None = None,
-        lemmas: list[Check] | None = None,
-        incremental: bool = False,
-    ):
+    def __init__(self, ts: TransitionSystem, start: State | None = None, lemmas: list[Check] | None = None):
         self.ts = ts
         self.lemmas = lemmas or []
         self.states = [ts.sym_state("@0")]
         self.steps: list[SymStep | None] = [None]
-        init = ts.init() if start is None else start
-        self.constraints = [z3.And(*(self.states[0].v[key] == init.v[key] for key in ts.keys))]
-        self.active: list[Any] = [None]  # per step: the literal that switches its constraint on
-        self.solver: Any = None  # the incremental solver over this unrolling, made on the first question
-        self.incremental = incremental
+        self.start = ts.init() if start is None else start
+        self.constraints = [z3.And(*(self.states[0].v[key] == self.start.v[key] for key in ts.keys))]
 
     def extend(self, depth: int) -> None:
         while len(self.states) <= depth:
@@ -63,9 +57,6 @@ class Unrolling:
             # proved invariants hold in every reachable state: asserting them prunes the search soundly
             facts = [c.eval(None, None, st.post) for c in self.lemmas]
             self.constraints.append(z3.And(st.relation, *(f for f in facts if not isinstance(f, bool))))
-            self.active.append(z3.Bool(f"step#{k}"))
-            if self.solver is not None:  # grown after the first question: the solver gets the new step too
-                self.solver.add(z3.Implies(self.active[-1], self.constraints[-1]))
 
     def value(self, check: Check, k: int) -> Any:
         """The check's predicate at step k (a state check at s_k, a step check on s_{k-1} -> s_k)."""
@@ -79,15 +70,39 @@ class Unrolling:
             v = check.eval(self.states[k - 1], ActionView(st.act, st.params, symbolic=True), self.states[k])
         return z3.BoolVal(v) if isinstance(v, bool) else v
 
-    def trace(self, model: Any, k: int) -> Trace:
+    def choices(self, k: int) -> list[Any]:
+        """The action and parameter variables of steps 1..k: all a trace needs."""
+        out: list[Any] = []
+        for st in self.steps[1 : k + 1]:
+            assert st is not None
+            out.append(st.act)
+            out += [st.params[name] for name in PARAMS]
+        return out
+
+    def trace(self, values: dict[str, int | bool], k: int) -> Trace:
+        """The play the solver chose, replayed concretely from the start state."""
         ts = self.ts
-        out = [Step("init", {}, ts.state_from_model(self.states[0], model))]
+        state = self.start
+        out = [Step("init", {}, state)]
         for i in range(1, k + 1):
             st = self.steps[i]
             assert st is not None
-            name, params = ts.sym_params(st, model)
-            out.append(Step(name, params, ts.state_from_model(self.states[i], model)))
+            act = ts.actions[int(values[str(st.act)])]
+            params = {name: _signed(values[str(st.params[name])], name) for name in act.params}
+            step = ts.apply(state, act.name, params)
+            if not step.ok or step.state is None:
+                raise InternalError(f"the solver's step {i} ({act.name}) is refused concretely: {step.reason}")
+            state = step.state
+            out.append(Step(act.name, params, state))
         return Trace(out)
+
+
+def _signed(value: int | bool, name: str) -> int:
+    spec = PARAMS[name]
+    v = int(value)
+    if spec.sort == "int" and spec.width > 1 and v >= 1 << (spec.width - 1):
+        v -= 1 << spec.width
+    return v
 
 
 class Goal:
@@ -104,133 +119,194 @@ class Goal:
         return z3.Not(v) if self.prop.kind == "always" else v
 
 
+@dataclass
+class Reach:
+    """What the search says of one goal: `reached` at `depth` (minimal), `unreached` up to `depth`
+    (every depth refuted), or `unknown` from `depth` on (the solver did not answer there)."""
+
+    status: str
+    depth: int
+    trace: Trace | None = None
+    note: str = ""
+    seconds: float = 0.0  # from the start of the search until this goal was settled
+
+
 class BMC:
     name = "bmc"
 
     def __init__(
         self,
         system: TransitionSystem,
-        timeout_ms: int | None = None,
+        solver: str = "auto",
+        rlimit: int | None = None,
         lemmas: list[Check] | None = None,
-        incremental_max_depth: int = INCREMENTAL_MAX_DEPTH,
+        deadline: float | None = None,
+        workers: int = 1,
     ):
         self.ts = system
-        self.incremental_max_depth = incremental_max_depth
-        self.timeout_ms = timeout_ms
+        self.workers = max(1, workers)
+        self.solver = solver
+        self.rlimit = rlimit
         self.lemmas = lemmas or []
-        self.queries = 0
-        self.solve_seconds = 0.0
-
-    def _solver(self) -> Any:
-        solver = z3.SolverFor("QF_BV")
-        if self.timeout_ms:
-            solver.set("timeout", self.timeout_ms)
-        return solver
-
-    def _solve(self, u: Unrolling, k: int, target: Any) -> tuple[Any, Any]:
-        self.queries += 1
-        t0 = time.perf_counter()
-        if not u.incremental:
-            solver = self._solver()
-            solver.add(*u.constraints[: k + 1], target)
-            answer = solver.check()
-        else:
-            if u.solver is None:
-                u.solver = self._solver()
-                u.solver.add(u.constraints[0])
-                u.solver.add(*(z3.Implies(a, c) for a, c in zip(u.active[1:], u.constraints[1:], strict=True)))
-            solver = u.solver
-            goal = z3.Bool(f"goal#{self.queries}")
-            solver.add(z3.Implies(goal, target))
-            answer = solver.check(goal, *u.active[1 : k + 1])
-        self.solve_seconds += time.perf_counter() - t0
-        out = solver.model() if answer == z3.sat else solver.reason_unknown()
-        if solver is u.solver:
-            solver.add(z3.Not(goal))  # retire the question's goal
-        return answer, out
+        self.deadline = deadline
+        self.questions = 0
+        self.used = ""
 
     def reach(
-        self,
-        goals: list[Goal],
-        depth: int,
-        start: State | None = None,
-        progress: Progress | None = None,
-    ) -> dict[int, tuple[str, int, Trace | None, str]]:
-        """For each goal (by index): ("reached", k, trace) with k minimal, ("unreached", depth), or ("unknown", k)."""
-        # Witnesses are expected to be reached, then shortened: several questions, one incremental
-        # solver. Invariants are expected to hold: one question, best asked of a fresh solver.
-        incremental = depth <= self.incremental_max_depth and all(g.prop.kind == "sometimes" for g in goals)
-        u = Unrolling(self.ts, start, self.lemmas, incremental)
-        u.extend(depth)
-        targets = {i: [g.target(u, k) for k in range(depth + 1)] for i, g in enumerate(goals)}
-        pending = set(targets)
-        out: dict[int, tuple[str, int, Trace | None, str]] = {}
+        self, goals: list[Goal], depth: int, start: State | None = None, progress: Progress | None = None
+    ) -> list[Reach]:
+        """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown.
 
-        def anywhere(ids: set[int], upto: int) -> Any:
-            terms = [t for i in ids for t in targets[i][: upto + 1] if t is not None]
-            return z3.Or(*terms) if terms else z3.BoolVal(False)
+        With more than one worker, the goals are dealt round-robin into one group per worker, and each
+        group is searched by its own process and solver on its own core. The grouping is fixed by the
+        goals' order, so the questions asked, and so the traces, are the same on every run."""
+        groups = [list(range(w, len(goals), self.workers)) for w in range(self.workers)]
+        groups = [g for g in groups if g]
+        if len(groups) < 2 or "fork" not in mp.get_all_start_methods():
+            return self._reach_group(goals, depth, start, progress)
+        ctx = mp.get_context("fork")
+        procs = []
+        for gi, group in enumerate(groups):
+            recv, send = ctx.Pipe(duplex=False)
+            chosen = [goals[i] for i in group]
+            report = progress if gi == 0 else None
+            proc = ctx.Process(target=self._child, args=(send, chosen, depth, start, report), daemon=True)
+            proc.start()
+            send.close()
+            procs.append((proc, recv, group))
+        out: list[Reach | None] = [None] * len(goals)
+        try:
+            for proc, recv, group in procs:
+                try:
+                    data = recv.recv()
+                except EOFError:
+                    data = None
+                proc.join()
+                if data is None or proc.exitcode != 0:
+                    raise InternalError(f"a search process failed (exit code {proc.exitcode})")
+                if isinstance(data, str):
+                    raise InternalError(f"a search process failed: {data}")
+                used, questions, found = data
+                self.used, self.questions = used, self.questions + questions
+                for i, (status, d, moves, note, seconds) in zip(group, found, strict=True):
+                    trace = None if moves is None else self._replay(start, moves)
+                    out[i] = Reach(status, d, trace, note, seconds)
+        finally:
+            for proc, recv, _ in procs:
+                if proc.is_alive():
+                    proc.terminate()
+                proc.join()
+                recv.close()
+        return [r for r in out if r is not None]
 
-        while pending:
-            if progress:
-                progress(f"{len(pending)} goal(s) to depth {depth}")
-            answer, model = self._solve(u, depth, anywhere(pending, depth))
-            if answer == z3.unsat:
-                for i in pending:
-                    out[i] = ("unreached", depth, None, "")
-                break
-            if answer != z3.sat:
-                for i in pending:
-                    out[i] = ("unknown", depth, None, f"solver: {model}")
-                break
-            hit = {i: self._first(model, targets[i]) for i in pending}
-            settled = {i: k for i, k in hit.items() if k is not None}
-            for i, k in settled.items():
-                out[i] = self._shortest(u, targets[i], k, model)
-            pending -= set(settled)
-        return out
+    def _child(self, conn: Any, goals: list[Goal], depth: int, start: State | None, progress: Any) -> None:
+        try:  # pragma: no cover - runs in a child process
+            found = self._reach_group(goals, depth, start, progress)
+            rows = [
+                (
+                    r.status,
+                    r.depth,
+                    None if r.trace is None else [(st.action, st.params) for st in r.trace.steps[1:]],
+                    r.note,
+                    r.seconds,
+                )
+                for r in found
+            ]
+            conn.send((self.used, self.questions, rows))
+        except KeyboardInterrupt:  # pragma: no cover
+            pass
+        except Exception as exc:  # pragma: no cover - reported by the parent as an internal error
+            conn.send(f"{type(exc).__name__}: {exc}")
+        finally:
+            conn.close()
 
-    @staticmethod
-    def _first(model: Any, terms: list[Any]) -> int | None:
-        for k, t in enumerate(terms):
-            if t is not None and z3.is_true(model.eval(t, model_completion=True)):
-                return k
-        return None
+    def _replay(self, start: State | None, moves: list[tuple[str, dict[str, int]]]) -> Trace:
+        state = self.ts.init() if start is None else start
+        steps = [Step("init", {}, state)]
+        for name, params in moves:
+            out = self.ts.apply(state, name, params)
+            if not out.ok or out.state is None:
+                raise InternalError(f"a searched play does not replay at step {len(steps)}: {out.reason}")
+            state = out.state
+            steps.append(Step(name, params, state))
+        return Trace(steps)
 
-    def _shortest(self, u: Unrolling, terms: list[Any], k: int, model: Any) -> tuple[str, int, Trace | None, str]:
-        """Shorten the trace one depth at a time until no shorter one exists."""
-        best_k, best_model = k, model
-        while best_k > 0:
-            shorter = [t for t in terms[:best_k] if t is not None]
-            if not shorter:
-                break
-            answer, m = self._solve(u, best_k - 1, z3.Or(*shorter))
-            if answer == z3.sat:
-                found = self._first(m, terms[:best_k])
-                assert found is not None
-                best_k, best_model = found, m
-            elif answer == z3.unsat:
-                break
-            else:
-                return ("reached", best_k, u.trace(best_model, best_k), "shortest not confirmed: solver said unknown")
-        return ("reached", best_k, u.trace(best_model, best_k), "")
+    def _reach_group(
+        self, goals: list[Goal], depth: int, start: State | None = None, progress: Progress | None = None
+    ) -> list[Reach]:
+        """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown."""
+        u = Unrolling(self.ts, start, self.lemmas)
+        out: list[Reach | None] = [None] * len(goals)
+        pending = set(range(len(goals)))
+        t0 = time.perf_counter()
+        session: Session = open_session(self.solver, self.rlimit, self.deadline)
+        self.used = session.name
+        try:
+            session.add(u.constraints[0])
+            for d in range(depth + 1):
+                if not pending:
+                    break
+                if d > 0:
+                    u.extend(d)
+                    session.add(u.constraints[d])
+                if progress:
+                    progress(f"searching depth {d} of {depth} for {len(pending)} goal(s)")
+                hits: dict[int, Any] = {}
+                for i in sorted(pending):
+                    t = goals[i].target(u, d)
+                    if t is not None and not z3.is_false(t):
+                        hit = z3.Bool(f"hit#{i}@{d}")
+                        session.add(hit == t)
+                        hits[i] = hit
+                while hits:
+                    if self.deadline is not None and time.monotonic() > self.deadline:
+                        raise Stopped("time limit")
+                    self.questions += 1
+                    answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d)])
+                    if answer == UNSAT:
+                        break
+                    if answer != SAT:
+                        for i in pending:
+                            out[i] = Reach("unknown", d, None, f"the solver gave no answer at depth {d}")
+                        pending.clear()
+                        break
+                    trace = u.trace(values, d)
+                    settled = [i for i, h in hits.items() if values.get(str(h))]
+                    if not settled:
+                        raise InternalError("the solver's model reaches none of the goals it was asked for")
+                    for i in settled:
+                        out[i] = Reach("reached", d, trace, seconds=time.perf_counter() - t0)
+                        pending.discard(i)
+                        del hits[i]
+        except Stopped as stop:
+            for i in pending:
+                out[i] = Reach("unknown", len(u.states) - 1, None, f"stopped: {stop}")
+            pending.clear()
+        finally:
+            session.close()
+        for i in pending:
+            out[i] = Reach("unreached", depth)
+        for r in out:
+            if r is not None and r.status != "reached":
+                r.seconds = time.perf_counter() - t0
+        return [r for r in out if r is not None]
 
     def run(self, props: list[Property], depth: int, progress: Progress | None = None) -> list[Result]:
+        goals = [Goal(p, c) for p in props for c in p.checks]
+        if not goals:
+            return []
+        found = self.reach(goals, depth, None, progress)
         results: list[Result] = []
-        for kind in ("always", "sometimes"):
-            goals = [Goal(p, c) for p in props if p.kind == kind for c in p.checks]
-            if not goals:
-                continue
-            t0 = time.perf_counter()
-            found = self.reach(goals, depth, None, progress)
-            seconds = time.perf_counter() - t0
-            for i, g in enumerate(goals):
-                status, k, trace, note = found[i]
-                verdict: Verdict
-                if status == "reached":
-                    verdict = "violated" if kind == "always" else "found"
-                elif status == "unreached":
-                    verdict = "holds" if kind == "always" else "not-found"
-                else:
-                    verdict = "unknown"
-                results.append(Result(g.prop.name, g.check.label, kind, verdict, k, seconds, self.name, trace, note))
+        for g, r in zip(goals, found, strict=True):
+            kind = g.prop.kind
+            verdict: Verdict
+            if r.status == "reached":
+                verdict = "violated" if kind == "always" else "found"
+            elif r.status == "unreached":
+                verdict = "holds" if kind == "always" else "not-found"
+            else:
+                verdict = "unknown"
+            res = Result(g.prop.name, g.check.label, kind, verdict, r.depth, r.seconds, self.name, r.trace, r.note)
+            res.minimal = r.status == "reached"
+            results.append(res)
         return results

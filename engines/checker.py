@@ -1,11 +1,22 @@
 """The checker: runs the engines over the selected properties, certifies every trace, writes them.
 
-- Invariants and witnesses go to bounded model checking up to the bound (shortest traces).
-- A witness not found within the bound is searched along its plan, when it has one: bounded model
-  checking leg by leg, from one waypoint's concrete state to the next (each leg shortest).
-- A witness still not found is searched by simulation (seeded random plays).
+1. Invariants are proved for all depths by induction (engines/kind.py); proofs are cached per rule
+   set, property suite and model version (engines/cache.py), so a run that selects a few properties
+   does not prove the suite again.
+2. Every invariant not proved, and every witness, is searched by bounded model checking from the
+   initial state, one depth at a time up to the bound (engines/bmc.py): a trace found is of minimal
+   length, proved so by the solver; a goal not reached was refuted at every depth up to the bound.
+3. A witness not reached within the bound is asked of induction the other way round: when its
+   negation is proved for all depths, the witness is `unreachable` under these rules.
+4. A witness neither reached nor proved unreachable (the deck-out loss needs most of a deck drawn)
+   is searched by seeded simulation, and a play found is shortened by delta debugging
+   (engines/shrink.py); it is `found`, marked as not proved minimal.
+No engine is given a hint about any property: every engine works on the properties' own predicates.
 Every trace is replayed through the concrete interpreter; one that does not replay is an internal
-error, never a verdict. A solver `unknown` is reported as unknown, never as holds.
+error, never a verdict. A solver that gives no answer makes the verdict `unknown`, never `holds` or
+`not-found`. No verdict or trace depends on the clock: the solvers have resource limits, the
+simulation a fixed seed and number of walks; only a time limit the user sets can end a search
+(the verdict is then `unknown`).
 """
 
 from __future__ import annotations
@@ -15,19 +26,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from duelcheck.engines.base import Result, Trace
-from duelcheck.engines.bmc import BMC, Goal
+from duelcheck.engines.base import Result
+from duelcheck.engines.bmc import BMC
 from duelcheck.engines.kind import Induction
-from duelcheck.engines.sim import Background
+from duelcheck.engines.sim import Simulator
 from duelcheck.errors import InternalError
-from duelcheck.model.state import State
-from duelcheck.model.system import Step, TransitionSystem
-from duelcheck.properties.catalog import Check, Property
+from duelcheck.model.system import TransitionSystem
+from duelcheck.properties.catalog import Property
 from duelcheck.rules import Rules
 
-DEFAULT_DEPTH = 10
-LEG_DEPTH = 9
-SIM_BUDGET_S = 35.0
+# 20 steps reach the End Phase of turn 3 with room to spare (13 steps; turn 3 itself is reached in 9);
+# the deepest witnesses of the suite within it are the seed's five-link chain and the first discard
+# to the hand limit (the end of turn 4), both at 20.
+DEFAULT_DEPTH = 20
 
 Progress = Callable[[str], None]
 
@@ -64,117 +75,115 @@ class Checker:
         depth: int = DEFAULT_DEPTH,
         out: Path | None = None,
         progress: Progress | None = None,
-        timeout_ms: int | None = None,
+        solver: str = "auto",
+        rlimit: int | None = None,
         simulate: bool = True,
         prove: bool = True,
+        cache: Path | None = None,
+        deadline: float | None = None,
+        workers: int = 2,
     ):
         self.rules = rules
         self.ts = TransitionSystem(rules)
         self.depth = depth
         self.out = out
         self.progress = progress or (lambda msg: None)
-        self.bmc = BMC(self.ts, timeout_ms)
+        self.solver = solver
+        self.rlimit = rlimit
         self.simulate = simulate
         self.prove = prove
-        self._legs: dict[tuple[object, str], tuple[str, int, Trace | None, str]] = {}
-        self._sim: Background | None = None
-        self._sim_index: dict[tuple[str, str], int] = {}
+        self.cache = cache
+        self.deadline = deadline
+        self.workers = workers
 
     def run(self, props: list[Property]) -> Report:
         t0 = time.perf_counter()
-        # Witnesses are also searched by simulation on the second core while the solver works; a
-        # simulated play is used only for a witness that BMC (within the bound, or along its plan)
-        # does not find.
-        deep = [(p, c) for p in props if p.kind == "sometimes" for c in p.checks]
-        self._sim = Background(self.ts, [c for _, c in deep], SIM_BUDGET_S) if self.simulate else None
-        self._sim_index = {(p.name, c.label): i for i, (p, c) in enumerate(deep)}
-        try:
-            return self._run(props, t0)
-        finally:
-            if self._sim is not None:
-                self._sim.cancel()  # a no-op once its result was taken; else frees the second core
-
-    def _run(self, props: list[Property], t0: float) -> Report:
+        results: dict[tuple[str, str], Result] = {}
         proved: set[str] = set()
-        results: list[Result] = []
-        if self.prove:
-            # Induction assumes every invariant of the suite, so it runs over the whole suite.
-            from duelcheck.properties import PROPERTIES
+        induction = Induction(self.ts, cache=self.cache)
+        invariants = [p for p in props if p.kind == "always"]
+        lemmas = []
+        from duelcheck.properties import PROPERTIES
 
-            self.progress("proving invariants by induction")
-            induction = Induction(self.ts, timeout_ms=3000)
-            everything = list({p.name: p for p in (*PROPERTIES, *props)}.values())
-            proved, seconds = induction.prove(everything)
-            self.bmc.lemmas = induction.lemmas(proved, everything)
-            for p in props:
+        self._suite = list({p.name: p for p in (*PROPERTIES, *props)}.values())
+        if self.prove:
+            # Induction assumes every invariant of the suite, so it runs over the whole suite; what it
+            # proves is also asserted in every state of the bounded search (sound, and it prunes). A run
+            # of witnesses alone uses proofs only when they are cached.
+            if invariants:
+                self.progress("proving invariants by induction")
+                proved = induction.prove_suite(self._suite)
+            else:
+                proved = induction.cached_suite(self._suite) or set()
+            lemmas = induction.lemmas(proved, self._suite)
+            for p in invariants:
                 if p.name in proved:
                     for c in p.checks:
-                        results.append(
-                            Result(p.name, c.label, p.kind, "holds", self.depth, seconds, "k-induction", proved=True)
-                        )
+                        seconds = induction.seconds.get(p.name, 0.0)
+                        r = Result(p.name, c.label, p.kind, "holds", self.depth, seconds, "k-induction", proved=True)
+                        r.note = "proved for all depths" + (" (cached proof)" if induction.from_cache else "")
+                        results[(p.name, c.label)] = r
         rest = [p for p in props if p.name not in proved]
-        self.progress(f"bounded model checking to depth {self.depth}")
-        results += self.bmc.run(rest, self.depth, self.progress)
-        by_prop = {p.name: p for p in props}
-        for r in results:
+        bmc = BMC(self.ts, self.solver, self.rlimit, lemmas, self.deadline, self.workers)
+        for r in bmc.run(rest, self.depth, self.progress):
+            r.engine = f"bmc/{bmc.used}"
+            if r.verdict in ("found", "violated"):
+                r.note = f"minimal: no play of fewer than {r.length} steps (refuted at every shorter depth)"
             if r.verdict == "not-found":
-                self._along_plan_result(by_prop[r.prop], r)
-        self._simulate([r for r in results if r.verdict == "not-found"])
-        for r in results:
+                r.note = f"none up to {self.depth} steps (refuted at every depth)"
+            if r.kind == "always" and r.verdict == "holds":
+                r.note = f"no violation up to {self.depth} steps; not proved for all depths"
+                if p_note := induction.notes.get(r.prop):
+                    r.note += f" ({p_note})"
+            results[(r.prop, r.case)] = r
+        by_prop = {p.name: p for p in props}
+        missing = [r for r in results.values() if r.kind == "sometimes" and r.verdict in ("not-found", "unknown")]
+        if missing and self.prove:
+            self._unreachable(induction, missing, by_prop)
+        missing = [r for r in missing if r.verdict != "unreachable"]
+        if missing and self.simulate:
+            self._simulate(missing, by_prop)
+        ordered = [results[(p.name, c.label)] for p in props for c in p.checks]
+        for r in ordered:
             if r.trace is not None:
                 self._certify(by_prop[r.prop], r)
-        return Report(self.rules, self.depth, results, time.perf_counter() - t0)
+        return Report(self.rules, self.depth, ordered, time.perf_counter() - t0)
 
-    # -- deeper witnesses ---------------------------------------------------------------------
-    def _along_plan_result(self, prop: Property, r: Result) -> None:
-        check = next(c for c in prop.checks if c.label == r.case)
-        if not check.plan:
-            return
+    # -- witnesses beyond the bound -----------------------------------------------------------
+    def _unreachable(self, induction: Induction, missing: list[Result], by_prop: dict[str, Property]) -> None:
+        self.progress(f"proving {len(missing)} witness(es) unreachable")
+        for r in missing:
+            check = next(c for c in by_prop[r.prop].checks if c.label == r.case)
+            t0 = time.perf_counter()
+            if induction.prove_negation(check, self._suite):
+                r.verdict, r.engine, r.proved, r.trace = "unreachable", "k-induction", True, None
+                r.note = "its negation is proved for all depths: no play under these rules reaches it"
+            r.seconds += time.perf_counter() - t0
+
+    def _simulate(self, missing: list[Result], by_prop: dict[str, Property]) -> None:
+        from duelcheck.engines.shrink import shrink
+
+        self.progress(f"searching {len(missing)} witness(es) beyond the bound by simulation")
+        checks = [next(c for c in by_prop[r.prop].checks if c.label == r.case) for r in missing]
         t0 = time.perf_counter()
-        self.progress(f"{r.label}: searching along its plan")
-        trace = self._along_plan(check)
-        if trace is not None:
-            r.verdict, r.trace, r.engine = "found", trace, "bmc-plan"
-            r.note = f"beyond the bound: found leg by leg along {len(check.plan)} waypoint(s), each leg shortest"
-        r.seconds += time.perf_counter() - t0
-
-    def _simulate(self, pending: list[Result]) -> None:
-        if self._sim is None:
-            return
-        waiting = [r for r in pending if (r.prop, r.case) in self._sim_index]
-        if not waiting:
-            self._sim.cancel()
-            return
-        self.progress(f"searching {len(waiting)} witness(es) beyond the bound by simulation")
-        t0 = time.perf_counter()
-        found = self._sim.result([self._sim_index[(r.prop, r.case)] for r in waiting])
-        seconds = time.perf_counter() - t0
-        for r in waiting:
-            r.seconds += seconds
-            trace = found.get(self._sim_index[(r.prop, r.case)])
-            if trace is not None:
-                r.verdict, r.trace, r.engine = "found", trace, "sim"
-                r.note = "beyond the bound: found by seeded simulation (not of minimal length)"
-            else:
-                r.note = f"not found within the bound {self.depth}, nor by simulation in {SIM_BUDGET_S:.0f} s"
-
-    def _leg(self, start: State, goal: Check) -> tuple[str, int, Trace | None, str]:
-        key = (tuple(start.v.items()), goal.label)
-        if key not in self._legs:
-            probe = Property("waypoint", "sometimes", "", "", (goal,))
-            self._legs[key] = self.bmc.reach([Goal(probe, goal)], LEG_DEPTH, start)[0]
-        return self._legs[key]
-
-    def _along_plan(self, check: Check) -> Trace | None:
-        state = self.ts.init()
-        full = [Step("init", {}, state)]
-        for waypoint in (*check.plan, check):
-            status, _, leg, _ = self._leg(state, waypoint)
-            if status != "reached" or leg is None:
-                return None
-            full.extend(leg.steps[1:])
-            state = leg.steps[-1].state
-        return Trace(full)
+        try:
+            found = Simulator(self.ts).search(checks, deadline=self.deadline)
+        except (KeyboardInterrupt, InternalError):
+            raise
+        except Exception as exc:  # a property or rule that fails to evaluate: never "not found"
+            raise InternalError(f"the simulation failed: {type(exc).__name__}: {exc}") from exc
+        for i, r in enumerate(missing):
+            trace = found.get(i)
+            if trace is None:
+                continue
+            short = shrink(self.ts, checks[i], trace)
+            why = "beyond the bound" if r.verdict == "not-found" else "the solver gave no answer"
+            r.verdict, r.trace, r.engine, r.minimal = "found", short, "sim+shrink", False
+            r.note = (
+                f"{why}: found by seeded simulation ({len(trace)} steps) and shortened to {len(short)} "
+                "by delta debugging; not proved minimal"
+            )
+            r.seconds += time.perf_counter() - t0
 
     # -- certificates -------------------------------------------------------------------------
     def _certify(self, prop: Property, r: Result) -> None:
@@ -204,6 +213,7 @@ class Checker:
                 "kind": r.kind,
                 "verdict": r.verdict,
                 "engine": r.engine,
+                "minimal": r.minimal,
                 "description": f"{r.kind} {r.label}: {r.verdict}",
             }
             write_trace(path, self.ts, r.trace, meta)

@@ -1,32 +1,44 @@
 """Proofs for all depths by induction (1-induction over the state invariants, proved together).
 
 The state invariants are assumed in a state s; every invariant is then asked of any successor of s
-(step invariants of the transition s -> s'). An invariant that fails (or times out) is dropped from
-the assumptions and the rest asked again, until a fixpoint: what remains is mutually inductive.
+(step invariants of the transition s -> s'). An invariant that fails (or is not settled) is dropped
+from the assumptions and the rest asked again, until a fixpoint: what remains is mutually inductive.
 With the base case (the initial state satisfies every state invariant, and every first step
 satisfies the step invariants), the survivors hold in every reachable state, at every depth.
 
 How the questions are asked (measured on this model): one question per conjunct of an invariant,
 on one incremental solver holding the relation and the assumptions, answers the whole suite in a
 few seconds, where one question per invariant (a disjunction of ~200 negated facts) timed out at
-60 s. A conjunct the incremental solver cannot settle quickly is split by action and by the turn
-player, each case asked of a fresh solver with the case as a hard constraint, so that preprocessing
-removes every other action (a per-player count went from a time-out to 0.01 s). Every proof is then
-re-checked by fresh solvers, case by case, from the final assumption set.
+60 s. A conjunct the incremental solver cannot settle within a small resource limit is split by
+action and by the turn player, each case asked of a fresh solver with the case as a hard constraint,
+so that preprocessing removes every other action; a case still not settled is split once more by the
+length of the chain and by the effect of its last link (where `resolve` reads symbolic indices).
+Every fact the incremental solver settled is then re-checked by fresh solvers, case by case, from the
+final assumption set (a fact settled by the case split was settled by fresh solvers already).
+
+Limits are Z3 resource limits (`rlimit`, counted in the solver's own steps), never time-outs, and
+Yices runs each finer case to its end, so a proof does not depend on the machine's load: the same
+rules prove the same invariants every time.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import z3
 
+from duelcheck.engines.cache import ProofCache
+from duelcheck.engines.smt import SAT, UNSAT, solve_cases
+from duelcheck.model.cards import Effect
 from duelcheck.model.system import SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 
-QUICK_MS = 1000  # the incremental solver's time per conjunct before the conjunct is split into cases
+# About 1 s and 4 s of solver work on this machine (measured 1.8 to 6.4 million units a second).
+QUICK_RLIMIT = 4_000_000
+CASE_RLIMIT = 16_000_000
 
 
 def conjuncts(term: Any) -> list[Any]:
@@ -40,19 +52,39 @@ def conjuncts(term: Any) -> list[Any]:
     return [term]
 
 
+def negation(check: Check) -> Check:
+    """The check that holds exactly where `check` does not (a witness read as an invariant)."""
+
+    def neg(*args: Any) -> Any:
+        v = check.fn(*args)
+        state = args[0]
+        return state.k.not_(v)
+
+    return Check(check.label, check.on, neg)
+
+
 class Induction:
     name = "k-induction"
 
-    def __init__(self, system: TransitionSystem, timeout_ms: int = 10000):
+    def __init__(self, system: TransitionSystem, rlimit_scale: float = 1.0, cache: Path | None = None):
         self.ts = system
-        self.timeout_ms = timeout_ms
+        self.quick = int(QUICK_RLIMIT * rlimit_scale)
+        self.case_limit = int(CASE_RLIMIT * rlimit_scale)
         self.notes: dict[str, str] = {}
+        self.seconds: dict[str, float] = {}
         self.queries = 0
+        self.cache = ProofCache(cache) if cache is not None else None
+        self.proved: set[str] = set()
+        self.from_cache = False
+        self._suite: list[Property] = []
+        self._pre = system.sym_state("@i0")
+        self._st = system.sym_step(self._pre, "@i1")
+        self._act = ActionView(self._st.act, self._st.params, symbolic=True)
 
     # -- questions ----------------------------------------------------------------------------
     def _fresh(self, constraints: list[Any]) -> Any:
         solver = z3.SolverFor("QF_BV")
-        solver.set("timeout", self.timeout_ms)
+        solver.set("rlimit", self.case_limit)
         solver.add(*constraints)
         self.queries += 1
         return solver.check()
@@ -63,10 +95,23 @@ class Induction:
             for player in (0, 1):
                 yield [st.act == code, st.pre.tp == player]
 
+    def _finer(self, st: SymStep, case: list[Any]) -> Iterator[list[Any]]:
+        """A case split further by the chain's length and the effect of its last link."""
+        pre = st.pre
+        yield [*case, pre.g("chain_len") == 0]
+        for n in range(1, self.ts.rules.chain_links + 1):
+            for eff in Effect:
+                yield [*case, pre.g("chain_len") == n, pre.g("c_eff", n - 1) == int(eff)]
+
     def _by_cases(self, st: SymStep, assume: list[Any], bad: Any) -> Any:
         """unsat when no case has a successor violating the fact; otherwise sat or unknown."""
         for case in self._cases(st):
             answer = self._fresh([st.relation, *assume, *case, bad])
+            if answer == z3.unknown:
+                splits = list(self._finer(st, case))
+                self.queries += len(splits)
+                verdict = solve_cases([st.relation, *assume, bad], splits, self.case_limit)
+                answer = {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
             if answer != z3.unsat:
                 return answer
         return z3.unsat
@@ -75,77 +120,151 @@ class Induction:
     def _facts(self, check: Check, pre: Any, act: Any, post: Any) -> list[Any]:
         return conjuncts(check.eval(pre, act, post) if check.on == "step" else check.eval(None, None, post))
 
-    def prove(self, props: list[Property]) -> tuple[set[str], float]:
-        """The names of the invariants proved for all depths, and the seconds it took."""
-        t0 = time.perf_counter()
-        ts = self.ts
-        invariants = [p for p in props if p.kind == "always"]
-        pre = ts.sym_state("@i0")
-        st = ts.sym_step(pre, "@i1")
-        act = ActionView(st.act, st.params, symbolic=True)
-        init = ts.init()
+    def _state_facts(self, props: list[Property], names: set[str]) -> list[Any]:
+        return [
+            f
+            for p in props
+            if p.name in names
+            for c in p.checks
+            if c.on == "state"
+            for f in self._facts(c, None, None, self._pre)
+        ]
 
-        # base case: the initial state and every first step
+    def _goals(self, p: Property) -> list[Any]:
+        return [f for c in p.checks for f in self._facts(c, self._pre, self._act, self._st.post)]
+
+    def _base(self, p: Property) -> bool:
+        """The initial state satisfies the state checks, and every first step the step checks."""
+        ts = self.ts
+        init = ts.init()
+        if not all(c.eval(None, None, init) for c in p.checks if c.on == "state"):
+            return False
         first = ts.sym_step(ts.sym_state("@b0"), "@b1")
         first_act = ActionView(first.act, first.params, symbolic=True)
-        active: set[str] = set()
-        for p in invariants:
-            ok = all(c.eval(None, None, init) for c in p.checks if c.on == "state")
-            for c in p.checks:
-                if ok and c.on == "step":
-                    bad = z3.Not(z3.And(*self._facts(c, first.pre, first_act, first.post)))
-                    ok = self._fresh([ts.sym_init(first.pre), first.relation, bad]) == z3.unsat
-            if ok:
-                active.add(p.name)
-            else:
-                self.notes[p.name] = "fails in the initial state or the first step"
+        for c in p.checks:
+            if c.on == "step":
+                bad = z3.Not(z3.And(*self._facts(c, first.pre, first_act, first.post)))
+                if self._fresh([ts.sym_init(first.pre), first.relation, bad]) != z3.unsat:
+                    return False
+        return True
 
-        def assumptions() -> list[Any]:
-            return [
-                f
-                for p in invariants
-                if p.name in active
-                for c in p.checks
-                if c.on == "state"
-                for f in self._facts(c, None, None, pre)
-            ]
+    def _inductive(self, candidates: list[Property], lemmas: list[Any]) -> set[str]:
+        """The largest subset of the candidates that is inductive together, assuming the lemmas.
 
-        def goals(p: Property) -> list[Any]:
-            return [f for c in p.checks for f in self._facts(c, pre, act, st.post)]
-
-        # inductive step, to a fixpoint
-        while True:
-            assume = assumptions()
-            solver = z3.SolverFor("QF_BV")
-            solver.set("timeout", QUICK_MS)
-            solver.add(st.relation, *assume)
+        In two layers. First the invariants whose every fact the incremental solver settles within the
+        quick limit, assuming only each other (a fixpoint; the others count as not yet proved): they are
+        inductive on their own. Then the rest, with the first layer as lemmas, each property's
+        remaining facts asked at once by the case split on fresh solvers (again to a fixpoint)."""
+        quick, slow = self._quick_layer(candidates, lemmas)
+        if not slow:
+            return quick
+        layer = lemmas + self._state_facts(candidates, quick)
+        rest = [p for p in candidates if p.name in slow]
+        active = {p.name for p in rest}
+        while active:
+            assume = layer + self._state_facts(rest, active)
             failed = set()
-            for p in invariants:
+            for p in rest:
                 if p.name not in active:
                     continue
-                for fact in goals(p):
-                    self.queries += 1
-                    answer = solver.check(z3.Not(fact))
-                    if answer == z3.unknown:
-                        answer = self._by_cases(st, assume, z3.Not(fact))
-                    if answer != z3.unsat:
-                        failed.add(p.name)
-                        self.notes[p.name] = "not inductive" if answer == z3.sat else "induction step timed out"
-                        break
+                t0 = time.perf_counter()
+                answer = self._by_cases(self._st, assume, z3.Not(z3.And(*self._goals(p))))
+                if answer != z3.unsat:
+                    failed.add(p.name)
+                    self.notes[p.name] = "not inductive" if answer == z3.sat else "induction step not settled"
+                self.seconds[p.name] = self.seconds.get(p.name, 0.0) + time.perf_counter() - t0
             if not failed:
                 break
             active -= failed
+        return quick | active
 
-        # certificate: fresh solvers, case by case, from the final assumption set
-        if active:
-            assume = assumptions()
-            every = [f for p in invariants if p.name in active for f in goals(p)]
-            if self._by_cases(st, assume, z3.Not(z3.And(*every))) != z3.unsat:
-                for name in active:
-                    self.notes[name] = "the proof did not re-check on fresh solvers"
-                active = set()
-        return active, time.perf_counter() - t0
+    def _quick_layer(self, candidates: list[Property], lemmas: list[Any]) -> tuple[set[str], set[str]]:
+        """The invariants proved by the incremental solver alone (certified), and those it left open."""
+        st = self._st
+        active = {p.name for p in candidates}
+        slow: set[str] = set()
+        while True:
+            assume = lemmas + self._state_facts(candidates, active)
+            solver = z3.SolverFor("QF_BV")
+            solver.set("rlimit", self.quick)
+            solver.add(st.relation, *assume)
+            failed = set()
+            for p in candidates:
+                if p.name not in active:
+                    continue
+                t0 = time.perf_counter()
+                for fact in self._goals(p):
+                    self.queries += 1
+                    answer = solver.check(z3.Not(fact))
+                    if answer != z3.unsat:
+                        failed.add(p.name)
+                        if answer == z3.sat:
+                            self.notes[p.name] = "not inductive"
+                        break
+                self.seconds[p.name] = self.seconds.get(p.name, 0.0) + time.perf_counter() - t0
+            if not failed:
+                break
+            active -= failed
+            slow |= failed
+        # Certificate: every fact is asked again of fresh solvers, case by case, from the final assumptions.
+        every = [f for p in candidates if p.name in active for f in self._goals(p)]
+        if every and self._by_cases(st, assume, z3.Not(z3.And(*every))) != z3.unsat:
+            for name in active:
+                self.notes[name] = "the proof did not re-check on fresh solvers"
+            slow |= active
+            active = set()
+        return active, slow
+
+    def cached_suite(self, props: list[Property]) -> set[str] | None:
+        """The invariants proved before for this rule set, suite and model version, if cached."""
+        invariants = [p for p in props if p.kind == "always"]
+        if self.cache is None:
+            return None
+        cached = self.cache.get(self.cache.key(self.ts.rules, invariants))
+        if cached is None:
+            return None
+        self._suite = invariants
+        self.from_cache = True
+        self.proved = set(cached["proved"]) & {p.name for p in invariants}
+        self.notes.update(cached.get("notes", {}))
+        return self.proved
+
+    def prove_suite(self, props: list[Property]) -> set[str]:
+        """The names of the invariants proved for all depths (from the cache when this rule set, suite
+        and model version were proved before)."""
+        cached = self.cached_suite(props)
+        if cached is not None:
+            return cached
+        invariants = [p for p in props if p.kind == "always"]
+        self._suite = invariants
+        candidates = []
+        for p in invariants:
+            t0 = time.perf_counter()
+            if self._base(p):
+                candidates.append(p)
+            else:
+                self.notes[p.name] = "fails in the initial state or the first step"
+            self.seconds[p.name] = time.perf_counter() - t0
+        self.proved = self._inductive(candidates, [])
+        if self.cache is not None:
+            self.cache.put(
+                self.cache.key(self.ts.rules, invariants), {"proved": sorted(self.proved), "notes": self.notes}
+            )
+        return self.proved
+
+    def prove_negation(self, check: Check, suite: list[Property]) -> bool:
+        """Whether a witness is unreachable: its negation holds in every reachable state (every step).
+        Asked first on its own, then with the proved invariants of the suite as lemmas."""
+        probe = Property(f"not {check.label}", "always", "", "", (negation(check),))
+        if not self._base(probe):
+            return False
+        if self._inductive([probe], []):
+            return True
+        if not self._suite:
+            self.prove_suite(suite)
+        lemmas = self._state_facts(self._suite, self.proved)
+        return bool(self._inductive([probe], lemmas))
 
     def lemmas(self, proved: set[str], props: list[Property]) -> list[Check]:
         """The state checks of proved invariants: true in every reachable state, so usable as lemmas."""
-        return [c for p in props if p.name in proved and p.lemma for c in p.checks if c.on == "state"]
+        return [c for p in props if p.name in proved for c in p.checks if c.on == "state"]

@@ -495,6 +495,29 @@ def pass_(s: State, a: Params, n: Builder) -> None:
             advance(n, a.choice)
 
 
+@action("end_step", "6.3", ("choice",), _choices)
+def end_step(s: State, a: Params, n: Builder) -> None:
+    """Both players pass in succession with an empty chain: the phase or step ends (6.3).
+
+    Exactly two `pass` actions, the first by the player holding priority with no choice, the second by
+    the other player with the choice (if any) at the end of Main Phase 1. It adds no play the rules do
+    not allow and removes none (a single pass stays an action); a play needs one step for the pair.
+    """
+    n.require(s.g("chain_len") == 0, "6.3: a phase or step ends only when both players pass with an empty chain")
+    n.require(s.k.not_(s.g("passed")), "6.3: the other player has already passed; one more pass ends the step")
+    pass_(s, Params({"choice": NO_CHOICE}), n)
+    in_succession(n, pass_, a)
+
+
+def in_succession(n: Builder, body: Body, a: Params) -> None:
+    """Run a rule body on the state `n` has built so far, as the next action of the same step."""
+    mid = State(n.k, n.r, n.schema, dict(n.v))
+    then = mid.edit()
+    body(mid, a, then)
+    n.v.update(then.v)
+    n.guards.extend(then.guards)
+
+
 @action("normal_summon", "6.3.5", ("atk", "defv"), _stats)
 def normal_summon(s: State, a: Params, n: Builder) -> None:
     """Normal Summon a monster from the hand in face-up Attack Position."""

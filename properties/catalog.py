@@ -22,7 +22,6 @@ from duelcheck.model.cards import (
     NO_CHOICE,
     POINTS,
     SPELLS,
-    STAT_VALUES,
     TO_END,
     TRAPS,
     Effect,
@@ -64,7 +63,6 @@ class Check:
     label: str
     on: Literal["state", "step"]
     fn: Callable[..., Val]
-    plan: tuple[Check, ...] = ()  # waypoints for a witness deeper than the bound
 
     def eval(self, pre: State | None, act: ActionView | None, post: State) -> Val:
         if self.on == "state":
@@ -81,33 +79,25 @@ class Property:
     doc: str
     checks: tuple[Check, ...] = field(default_factory=tuple)
     certify: Callable[[Any, State], bool] | None = None  # extra concrete confirmation of a violation
-    # Once proved, BMC asserts the invariant in every unrolled state to prune the search. Large
-    # invariants that prune little are left out: measured, they made BMC 2 to 3 times slower.
-    lemma: bool = True
 
 
 PROPERTIES: list[Property] = []
 
 
-def always(name: str, clause: str, doc: str, *checks: Check, certify: Any = None, lemma: bool = True) -> None:
-    PROPERTIES.append(Property(name, "always", clause, doc, checks, certify, lemma))
+def always(name: str, clause: str, doc: str, *checks: Check, certify: Any = None) -> None:
+    PROPERTIES.append(Property(name, "always", clause, doc, checks, certify))
 
 
 def sometimes(name: str, clause: str, doc: str, *checks: Check) -> None:
     PROPERTIES.append(Property(name, "sometimes", clause, doc, checks))
 
 
-def state(fn: StatePred, label: str = "", plan: tuple[Check, ...] = ()) -> Check:
-    return Check(label, "state", fn, plan)
-
-
-def step(fn: StepPred, label: str = "", plan: tuple[Check, ...] = ()) -> Check:
-    return Check(label, "step", fn, plan)
-
-
-def waypoint(label: str, fn: StatePred) -> Check:
-    """A state a witness's play passes through; plans make deep witnesses cheap to find."""
+def state(fn: StatePred, label: str = "") -> Check:
     return Check(label, "state", fn)
+
+
+def step(fn: StepPred, label: str = "") -> Check:
+    return Check(label, "step", fn)
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -159,7 +149,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.g("discarding"), k.and_(ph == Phase.END, s.g("hand", tp) > r.hand_limit, length == 0)),
         k.implies(s.g("discarding"), k.not_(s.g("resolving"))),
         k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
-        k.implies(s.g("turn") == 1, k.not_(s.g("bp_done"))),
+        k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
         k.implies(ph != Phase.DRAW, k.or_(s.g("drew"), k.not_(k.or_(s.g("turn") > 1, r.first_turn_draw)))),
         k.implies(s.g("attacking"), s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)),
@@ -263,7 +253,6 @@ always(
     "Structural facts of every reachable state (ranges, empty zones blank, links on the chain have their card "
     "face-up on the field, an attack has its attacker); the other invariants are proved relative to it.",
     state(_well_formed),
-    lemma=False,
 )
 
 
@@ -591,7 +580,7 @@ def _phase_order(s: State, a: ActionView, t: State) -> Val:
         t.g("turn") == s.g("turn"),
         k.and_(t.g("turn") == s.g("turn") + 1, before == Phase.END, after == Phase.DRAW),
     )
-    changes_by_pass = k.or_(a.is_("pass"), a.is_("discard"))
+    changes_by_pass = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
     return k.and_(k.or_(before == after, k.and_(k.or_(*moves), changes_by_pass)), turn_ok)
 
 
@@ -702,104 +691,20 @@ always(
     "Every state in which the duel goes on has an enabled action.",
     state(_no_deadlock),
     certify=_really_stuck,
-    lemma=False,
 )
-
-
-def _has_set(s: State, p: int, kinds: tuple[Kind, ...], eff: Effect) -> Val:
-    k = s.k
-    return k.or_(
-        *(
-            k.and_(
-                s.g("s_occ", p, z),
-                k.not_(s.g("s_up", p, z)),
-                k.one_of(s.g("s_kind", p, z), kinds),
-                s.g("s_eff", p, z) == eff,
-            )
-            for z in range(s.r.spell_trap_zones)
-        )
-    )
-
-
-def _at(s: State, turn: int, phase: Phase) -> Val:
-    k = s.k
-    return k.and_(s.g("turn") == turn, s.g("phase") == phase, s.g("chain_len") == 0, s.g("winner") == 0)
-
-
-def _attacker_ready(s: State, atk: int | None = None) -> Val:
-    k = s.k
-    return k.or_(
-        *(
-            k.and_(
-                s.g("m_occ", 1, z),
-                s.g("m_up", 1, z),
-                k.not_(s.g("m_def", 1, z)),
-                True if atk is None else s.g("m_atk", 1, z) == atk,
-            )
-            for z in range(s.r.monster_zones)
-        )
-    )
-
-
-_NORMAL_OR_CONT_TRAP = (Kind.NORMAL_TRAP, Kind.CONT_TRAP)
-
-
-def _battle_plan(defender_atk: int, attacker_atk: int) -> tuple[Check, ...]:
-    """Turn 1: player 0 summons a monster with ATK x; turn 2: player 1 summons one with ATK y and battles."""
-
-    def defender(s: State) -> Val:
-        k = s.k
-        ready = k.and_(s.g("m_up", 0, 0), k.not_(s.g("m_def", 0, 0)), s.g("m_atk", 0, 0) == defender_atk)
-        return k.and_(_at(s, 1, Phase.END), s.g("m_occ", 0, 0), ready)
-
-    return (
-        waypoint(f"turn-1-defender-atk-{defender_atk}", defender),
-        waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
-        waypoint(
-            f"turn-2-attacker-atk-{attacker_atk}",
-            lambda s: s.k.and_(_at(s, 2, Phase.BATTLE_STEP), _attacker_ready(s, attacker_atk), s.g("m_occ", 0, 0)),
-        ),
-    )
 
 
 # -- witnesses --------------------------------------------------------------------------------
 
-_TURN_2 = waypoint("turn-2", lambda s: s.g("turn") == 2)
-
-sometimes(
-    "reach-main2",
-    "6.3.5",
-    "A play reaches Main Phase 2.",
-    state(
-        lambda s: s.g("phase") == Phase.MAIN2,
-        plan=(_TURN_2, waypoint("turn-2-battle-phase", lambda s: _at(s, 2, Phase.BATTLE_START))),
-    ),
-)
-sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3, plan=(_TURN_2,)))
+sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s: s.g("phase") == Phase.MAIN2))
+sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3))
 
 
 sometimes(
     "reach-replay",
     "6.3.4.2.1",
     "A play where the opponent's monsters change after an attack declaration and a replay is due.",
-    state(
-        replay_due,
-        plan=(
-            waypoint(
-                "turn-1-call-set",
-                lambda s: s.k.and_(_at(s, 1, Phase.END), _has_set(s, 0, _NORMAL_OR_CONT_TRAP, Effect.SPECIAL_SUMMON)),
-            ),
-            waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
-            waypoint(
-                "turn-2-battle-step",
-                lambda s: s.k.and_(
-                    _at(s, 2, Phase.BATTLE_STEP),
-                    _attacker_ready(s),
-                    _has_set(s, 0, _NORMAL_OR_CONT_TRAP, Effect.SPECIAL_SUMMON),
-                ),
-            ),
-        ),
-    ),
+    state(replay_due),
 )
 
 
@@ -824,12 +729,8 @@ sometimes(
     "Every row of the battle damage table happens in some play.",
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] > b["ta"])), "atk-higher"),
     step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] < b["ta"])), "atk-lower"),
-    step(
-        _row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)),
-        "atk-equal",
-        plan=_battle_plan(STAT_VALUES[2], STAT_VALUES[2]),
-    ),
-    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)), "atk-zero", plan=_battle_plan(0, 0)),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)), "atk-equal"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)), "atk-zero"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] > b["td"])), "def-higher"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] == b["td"])), "def-equal"),
     step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] < b["td"])), "def-lower"),
@@ -872,28 +773,7 @@ sometimes(
     "seed 000 (chain example)",
     "The five-link chain of seed 000 (Dark Hole, Royal Decree, Mystical Space Typhoon, Magic Jammer, "
     "Seven Tools of the Bandit) is built in a play.",
-    state(
-        _seed_chain,
-        plan=(
-            waypoint(
-                "turn-1-tools-set",
-                lambda s: s.k.and_(_at(s, 1, Phase.END), _has_set(s, 0, (Kind.COUNTER_TRAP,), Effect.NEGATE)),
-            ),
-            waypoint("turn-2-main-1", lambda s: _at(s, 2, Phase.MAIN1)),
-            waypoint(
-                "turn-2-decree-and-jammer-set",
-                lambda s: s.k.and_(
-                    _at(s, 2, Phase.END),
-                    _has_set(s, 1, (Kind.CONT_TRAP,), Effect.NONE),
-                    _has_set(s, 1, (Kind.COUNTER_TRAP,), Effect.NEGATE),
-                ),
-            ),
-            waypoint(
-                "turn-3-main-1",
-                lambda s: s.k.and_(_at(s, 3, Phase.MAIN1), _has_set(s, 0, (Kind.COUNTER_TRAP,), Effect.NEGATE)),
-            ),
-        ),
-    ),
+    state(_seed_chain),
 )
 
 sometimes(
@@ -914,22 +794,7 @@ sometimes(
     "reach-standby-to-end",
     "seed 000 (Main Phase 2 note)",
     "With Main Phase 1 (and the Battle Phase) skipped, the turn goes from the Standby Phase to the End Phase.",
-    step(
-        lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END),
-        plan=(
-            waypoint(
-                "turn-1-skip-set",
-                lambda s: s.k.and_(_at(s, 1, Phase.END), _has_set(s, 0, _NORMAL_OR_CONT_TRAP, Effect.SKIP_MAIN1)),
-            ),
-            waypoint("turn-2-drawn", lambda s: s.k.and_(s.g("turn") == 2, s.g("drew"), s.g("chain_len") == 0)),
-            waypoint(
-                "turn-2-main-1-skipped",
-                lambda s: s.k.and_(
-                    s.g("turn") == 2, s.g("skip_m1", 1), s.g("chain_len") == 0, s.k.not_(s.g("resolving"))
-                ),
-            ),
-        ),
-    ),
+    step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END)),
 )
 
 BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,6 +25,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def proof_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Proofs cached for this test session only: never a user's cache, never one from an earlier run."""
+    old = os.environ.get("DUELCHECK_CACHE")
+    os.environ["DUELCHECK_CACHE"] = str(tmp_path_factory.mktemp("proof-cache"))
+    yield
+    if old is None:
+        os.environ.pop("DUELCHECK_CACHE", None)
+    else:
+        os.environ["DUELCHECK_CACHE"] = old
 
 
 @pytest.fixture(scope="session")

@@ -91,8 +91,9 @@ def test_main2_without_battle_phase_is_caught_with_a_minimal_replayable_trace(tm
     assert code == 1
     result = json.loads(out)["results"][0]
     assert result["verdict"] == "violated"
-    # Draw, Standby and Main Phase 1 each end after two passes: 6 steps, and no shorter play exists
-    assert result["length"] == 6
+    # Draw, Standby and Main Phase 1 each end when both players pass (one end_step each): 3 steps, and no
+    # shorter play exists
+    assert result["length"] == 3
     ts = TransitionSystem(Rules(main_phase_2_requires_battle_phase=False))
     data = json.loads(Path(result["trace"]).read_text())
     trace = itf_to_trace(ts, data, result["trace"])
@@ -147,21 +148,21 @@ def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) ->
     code, out, _ = run("replay", trace, "--rules", str(official), "--format", "json")
     assert code == 1
     report = json.loads(out)
-    assert report["stopped_at"] == 6 and report["steps_checked"] == 6
+    assert report["stopped_at"] == 3 and report["steps_checked"] == 3
     last = report["steps"][-1]
     assert not last["legal"] and last["reason"].startswith("6.3.5") and last["clause"] == "6.3.5"
 
 
 def test_every_trace_a_check_writes_replays_as_conforming(tmp_path: Path) -> None:
-    """Witness traces from BMC along a plan and from simulation replay under the rules that produced them."""
+    """Witness traces from the bounded search and from simulation replay under the rules that produced them."""
     out_dir = tmp_path / "traces"
     code, out, _ = run(
-        "check", "--no-proofs", "--depth", "4", "--property", "reach-turn-3",
+        "check", "--no-proofs", "--depth", "10", "--property", "reach-turn-3",
         "--property", "reach-hand-limit-discard", "--out", str(out_dir), "--format", "json",
     )  # fmt: skip
     assert code == 0
     engines = {r["engine"] for r in json.loads(out)["results"]}
-    assert engines == {"bmc-plan", "sim"}
+    assert engines == {"bmc/yices", "sim+shrink"}
     traces = sorted(out_dir.glob("*.itf.json"))
     assert len(traces) == 2
     for trace in traces:
@@ -304,13 +305,13 @@ def test_a_trace_becomes_a_duel_log_that_replays(tmp_path: Path) -> None:
     and from the middle of the trace too."""
     _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
     trace = json.loads(out)["results"][0]["trace"]
-    for first in ("0", "3"):
+    for first in ("0", "2"):
         log = tmp_path / f"from-{first}.json"
         code, _, err = run("to-log", trace, "--out", str(log), "--from-step", first)
         assert code == 0, err
         data = json.loads(log.read_text(encoding="utf-8"))
         assert data["rules"] == {"main_phase_2_requires_battle_phase": False}
-        assert len(data["actions"]) == 6 - int(first) and all("observed" in a for a in data["actions"])
+        assert len(data["actions"]) == 3 - int(first) and all("observed" in a for a in data["actions"])
         code, text, _ = run("replay", str(log))
         assert code == 0 and "conforms" in text
     code, _, err = run("to-log", trace, "--from-step", "99")

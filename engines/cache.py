@@ -1,0 +1,73 @@
+"""A cache of proofs, keyed by everything a proof depends on: the rule set, the invariants' names, the
+source of the model, the properties and the proof engine, and the solver's version. A changed rule,
+property or engine is a new key; nothing is ever reused across them. Entries are written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from duelcheck import __version__
+
+_SOURCES = (
+    "duelcheck.model.cards",
+    "duelcheck.model.kit",
+    "duelcheck.model.state",
+    "duelcheck.model.rules",
+    "duelcheck.model.system",
+    "duelcheck.properties.catalog",
+    "duelcheck.engines.kind",
+)
+
+
+def default_cache_dir() -> Path:
+    """$DUELCHECK_CACHE, else $XDG_CACHE_HOME/duelcheck, else ~/.cache/duelcheck."""
+    env = os.environ.get("DUELCHECK_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "duelcheck"
+
+
+def _model_digest() -> str:
+    import importlib
+    import inspect
+
+    h = hashlib.sha256(__version__.encode())
+    h.update(z3.get_version_string().encode())
+    for name in _SOURCES:
+        h.update(inspect.getsource(importlib.import_module(name)).encode())
+    return h.hexdigest()
+
+
+class ProofCache:
+    def __init__(self, folder: Path):
+        self.folder = folder / "proofs"
+
+    def key(self, rules: Any, props: list[Any]) -> str:
+        h = hashlib.sha256(_model_digest().encode())
+        h.update(json.dumps(rules.model_dump(), sort_keys=True).encode())
+        h.update(json.dumps(sorted(p.name for p in props)).encode())
+        return h.hexdigest()[:32]
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and isinstance(data.get("proved"), list) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self.folder / f".{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(value, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, self.folder / f"{key}.json")
+        except OSError:
+            pass  # a cache that cannot be written only costs time

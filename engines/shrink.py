@@ -1,0 +1,79 @@
+"""Shortening a play that reaches a witness: delta debugging over its actions.
+
+A candidate is the play with a run of actions removed, or with two single passes in succession
+replaced by the step where both players pass; it is kept when the concrete interpreter allows every
+action of it and the witness is reached (the play is cut at the first step that reaches it). Runs are
+tried from long to short, to a fixpoint: no single action can then be removed. The result is
+deterministic (no randomness, no clock) but not proved minimal.
+"""
+
+from __future__ import annotations
+
+from duelcheck.engines.base import Trace
+from duelcheck.model.cards import NO_CHOICE
+from duelcheck.model.state import State
+from duelcheck.model.system import Step, TransitionSystem
+from duelcheck.properties.catalog import ActionView, Check
+
+Move = tuple[str, dict[str, int]]
+
+
+def _reaches(ts: TransitionSystem, check: Check, start: State, moves: list[Move]) -> list[Step] | None:
+    """The steps of the play up to the first that reaches the witness, or None if it is refused or misses."""
+    state = start
+    steps: list[Step] = []
+    for name, params in moves:
+        out = ts.apply(state, name, params)
+        if not out.ok or out.state is None:
+            return None
+        act = ActionView(name, params, symbolic=False)
+        steps.append(Step(name, params, out.state))
+        if check.eval(state, act, out.state) if check.on == "step" else check.eval(None, None, out.state):
+            return steps
+        state = out.state
+    return None
+
+
+def _merge_passes(moves: list[Move]) -> list[Move]:
+    """Two single passes in succession as one step (both players pass), where the first makes no choice."""
+    out: list[Move] = []
+    i = 0
+    while i < len(moves):
+        a = moves[i]
+        if i + 1 < len(moves) and a[0] == "pass" and moves[i + 1][0] == "pass" and a[1].get("choice") == NO_CHOICE:
+            out.append(("end_step", dict(moves[i + 1][1])))
+            i += 2
+        else:
+            out.append(a)
+            i += 1
+    return out
+
+
+def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int = 4000) -> Trace:
+    """A shorter play that still reaches the witness (the trace itself when nothing can go)."""
+    start = trace.steps[0].state
+    moves: list[Move] = [(st.action, dict(st.params)) for st in trace.steps[1:]]
+    best = _reaches(ts, check, start, moves)
+    if best is None:
+        return trace
+    merged = _merge_passes([(st.action, st.params) for st in best])
+    steps = _reaches(ts, check, start, merged)
+    if steps is not None and len(steps) < len(best):
+        best = steps
+    tried = 0
+    chunk = max(1, len(best) // 2)
+    while chunk >= 1 and tried < max_candidates:
+        i, removed = 0, False
+        while i < len(best) and tried < max_candidates:
+            # the play up to i is kept as it is: replay only what follows the removed run
+            before = best[i - 1].state if i > 0 else start
+            tail = [(st.action, st.params) for st in best[i + chunk :]]
+            tried += 1
+            steps = _reaches(ts, check, before, tail) if tail else None
+            if steps is not None:
+                best, removed = best[:i] + steps, True
+            else:
+                i += chunk
+        if not removed:
+            chunk //= 2
+    return Trace([trace.steps[0], *best])

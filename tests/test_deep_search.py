@@ -1,0 +1,173 @@
+"""The deep search: the both-players-pass step loses no play, verdicts are honest, results repeat."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_cli import rules_file, run
+
+from duelcheck.engines.base import Trace
+from duelcheck.engines.shrink import shrink
+from duelcheck.engines.sim import Simulator
+from duelcheck.model.cards import NO_CHOICE
+from duelcheck.model.rules import ACTION_BY_NAME
+from duelcheck.model.state import State
+from duelcheck.model.system import Step, TransitionSystem
+from duelcheck.properties import BY_NAME
+from duelcheck.properties.catalog import Check
+from duelcheck.rules import Rules
+
+FINE = [name for name in ACTION_BY_NAME if name != "end_step"]
+
+
+def _walk(ts: TransitionSystem, seed: int, names: list[str], length: int) -> list[Step]:
+    """A random legal play using only the named actions (candidates filtered by the rules)."""
+    rng = random.Random(seed)
+    s = ts.init()
+    steps = [Step("init", {}, s)]
+    for _ in range(length):
+        options = []
+        for name in rng.sample(names, len(names)):
+            for params in ACTION_BY_NAME[name].candidates(s):
+                out = ts.apply(s, name, params)
+                if out.ok and out.state is not None:
+                    options.append(Step(name, dict(params), out.state))
+            if options:
+                break
+        if not options:
+            break
+        step = rng.choice(options)
+        steps.append(step)
+        s = step.state
+    return steps
+
+
+def _same(a: State, b: State) -> bool:
+    return a.v == b.v
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32))
+def test_every_fine_play_has_a_coarse_play_with_the_same_states(seed: int) -> None:
+    """A play of the fine rules (single passes only): each pass pair that starts a round of passing
+    with an empty chain is one end_step, which leads to the same state."""
+    ts = TransitionSystem(Rules())
+    steps = _walk(ts, seed, FINE, 40)
+    s = ts.init()
+    i = 1
+    while i < len(steps):
+        a = steps[i]
+        b = steps[i + 1] if i + 1 < len(steps) else None
+        pair = (
+            b is not None
+            and a.action == b.action == "pass"
+            and a.params.get("choice") == NO_CHOICE
+            and not s.g("passed")
+            and s.g("chain_len") == 0
+        )
+        if pair and b is not None:
+            out = ts.apply(s, "end_step", b.params)
+            assert out.ok and out.state is not None, out.reason
+            assert _same(out.state, b.state)
+            s, i = b.state, i + 2
+        else:
+            out = ts.apply(s, a.action, a.params)
+            assert out.ok and out.state is not None and _same(out.state, a.state)
+            s, i = a.state, i + 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32))
+def test_every_coarse_play_expands_to_a_fine_play_with_the_same_states(seed: int) -> None:
+    """A play that uses end_step: each end_step is a pass with no choice then a pass with its choice."""
+    ts = TransitionSystem(Rules())
+    steps = _walk(ts, seed, [*FINE, "end_step", "end_step", "end_step"], 40)
+    s = ts.init()
+    for step in steps[1:]:
+        if step.action == "end_step":
+            first = ts.apply(s, "pass", {"choice": NO_CHOICE})
+            assert first.ok and first.state is not None, first.reason
+            second = ts.apply(first.state, "pass", step.params)
+            assert second.ok and second.state is not None, second.reason
+            assert _same(second.state, step.state)
+        s = step.state
+
+
+def test_end_step_needs_an_empty_chain_and_a_fresh_round_of_passing(ts: TransitionSystem) -> None:
+    s = ts.init()
+    out = ts.apply(s, "pass", {"choice": NO_CHOICE})
+    assert out.ok and out.state is not None
+    refused = ts.apply(out.state, "end_step", {"choice": NO_CHOICE})
+    assert not refused.ok and "already passed" in (refused.reason or "")
+
+
+def test_an_unreachable_witness_is_reported_unreachable(tmp_path: Path) -> None:
+    """Without Main Phase 2 the witness reach-main2 cannot happen: proved, not merely not found."""
+    code, out, _ = run(
+        "check", "--rules", rules_file(tmp_path, "main_phase_2 = false\n"), "--depth", "3",
+        "--property", "reach-main2", "--out", str(tmp_path / "out"), "--format", "json",
+    )  # fmt: skip
+    result = json.loads(out)["results"][0]
+    assert result["verdict"] == "unreachable" and result["proved"] and code == 0
+
+
+def test_an_unknown_is_never_turned_into_not_found(tmp_path: Path) -> None:
+    """A resource limit so small that the solver gives up: unknown, exit 3."""
+    code, out, _ = run(
+        "check", "--solver", "z3", "--rlimit", "1", "--no-proofs", "--no-simulation", "--depth", "12",
+        "--property", "reach-turn-3", "--out", str(tmp_path / "out"), "--format", "json",
+    )  # fmt: skip
+    result = json.loads(out)["results"][0]
+    assert result["verdict"] == "unknown" and code == 3
+
+
+def test_a_witness_not_reached_within_the_bound_is_not_found_with_the_bound_said(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "check", "--no-proofs", "--depth", "5", "--property", "reach-turn-3",
+        "--out", str(tmp_path / "out"), "--format", "json",
+    )  # fmt: skip
+    result = json.loads(out)["results"][0]
+    # beyond the bound, simulation finds it: found, and marked as not proved minimal
+    assert result["verdict"] == "found" and result["minimal"] is False and code == 0
+    assert result["engine"] == "sim+shrink"
+
+
+def test_witnesses_within_the_bound_are_minimal_and_two_runs_write_the_same_bytes(tmp_path: Path) -> None:
+    outs = []
+    for name in ("a", "b"):
+        out_dir = tmp_path / name
+        code, out, _ = run(
+            "check", "--no-proofs", "--depth", "11", "--property", "reach-turn-3", "--property", "reach-main2",
+            "--out", str(out_dir), "--format", "json",
+        )  # fmt: skip
+        assert code == 0
+        results = json.loads(out)["results"]
+        assert all(r["verdict"] == "found" and r["minimal"] for r in results)
+        assert {r["property"]: r["length"] for r in results} == {"reach-turn-3": 9, "reach-main2": 11}
+        outs.append({p.name: p.read_bytes() for p in sorted(out_dir.glob("*.itf.json"))})
+    assert outs[0] == outs[1] and len(outs[0]) == 2
+
+
+def test_the_shrinker_shortens_a_simulated_play_that_still_reaches_the_witness(ts: TransitionSystem) -> None:
+    turn_3 = BY_NAME["reach-turn-3"].checks[0]
+    found = Simulator(ts, walks=4).search([turn_3])
+    trace = found[0]
+    short = shrink(ts, turn_3, trace)
+    assert len(short) <= len(trace)
+    assert short.steps[-1].state.g("turn") == 3
+    # every step of the shortened play is legal and leads where the trace says
+    s = ts.init()
+    for step in short.steps[1:]:
+        out = ts.apply(s, step.action, step.params)
+        assert out.ok and out.state is not None and out.state.v == step.state.v
+        s = out.state
+
+
+def test_the_shrinker_keeps_a_play_it_cannot_shorten(ts: TransitionSystem) -> None:
+    never = Check("never", "state", lambda s: False)
+    trace = Trace([Step("init", {}, ts.init())])
+    assert shrink(ts, never, trace) is trace

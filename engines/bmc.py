@@ -264,6 +264,8 @@ class BMC:
                     self.questions += 1
                     answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d)])
                     if answer == UNSAT:
+                        # proved: no pending goal holds at depth d; kept as a fact for the deeper questions
+                        session.add(z3.Not(z3.Or(*hits.values())))
                         break
                     if answer != SAT:
                         for i in pending:

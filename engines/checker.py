@@ -81,7 +81,7 @@ class Checker:
         prove: bool = True,
         cache: Path | None = None,
         deadline: float | None = None,
-        workers: int = 2,
+        workers: int = 3,
     ):
         self.rules = rules
         self.ts = TransitionSystem(rules)

@@ -183,12 +183,13 @@ class Induction:
         st = self._st
         active = {p.name for p in candidates}
         slow: set[str] = set()
+        first = True  # the first round assumes every candidate
         while True:
             assume = lemmas + self._state_facts(candidates, active)
             solver = z3.SolverFor("QF_BV")
             solver.set("rlimit", self.quick)
             solver.add(st.relation, *assume)
-            failed = set()
+            failed, open_ = set(), set()
             for p in candidates:
                 if p.name not in active:
                     continue
@@ -196,16 +197,19 @@ class Induction:
                 for fact in self._goals(p):
                     self.queries += 1
                     answer = solver.check(z3.Not(fact))
-                    if answer != z3.unsat:
+                    if answer == z3.sat and first:  # not inductive even assuming every candidate: final
                         failed.add(p.name)
-                        if answer == z3.sat:
-                            self.notes[p.name] = "not inductive"
+                        self.notes[p.name] = "not inductive"
+                        break
+                    if answer != z3.unsat:
+                        open_.add(p.name)
                         break
                 self.seconds[p.name] = self.seconds.get(p.name, 0.0) + time.perf_counter() - t0
-            if not failed:
+            if not failed and not open_:
                 break
-            active -= failed
-            slow |= failed
+            active -= failed | open_
+            slow |= open_
+            first = False
         # Certificate: every fact is asked again of fresh solvers, case by case, from the final assumptions.
         every = [f for p in candidates if p.name in active for f in self._goals(p)]
         if every and self._by_cases(st, assume, z3.Not(z3.And(*every))) != z3.unsat:

@@ -128,6 +128,7 @@ class YicesSession(Session):
         )
         self.declared: set[str] = set()
         self.deadline = deadline
+        self.questions = 0
         self._send(["(set-logic QF_BV)"])
 
     def _send(self, lines: list[str]) -> None:
@@ -170,10 +171,11 @@ class YicesSession(Session):
         self._send(self._lines(term))
 
     def check(self, goal: Any, wanted: Sequence[Any]) -> tuple[str, dict[str, int | bool]]:
-        lines = self._lines(goal)
-        decls = [ln for ln in lines if ln.startswith("(declare-fun")]
-        asserts = [ln for ln in lines if not ln.startswith("(declare-fun")]
-        self._send([*decls, "(push 1)", *asserts, "(check-sat)"])
+        # The question is switched on by a fresh literal (check-sat-assuming) rather than asked in a
+        # push/pop frame, so that what the solver learns while answering it stays for the next one.
+        self.questions += 1
+        lit = z3.Bool(f"question#{self.questions}")
+        self._send([*self._lines(z3.Implies(lit, goal)), f"(check-sat-assuming (|{lit}|))"])
         answer = self._read()
         values: dict[str, int | bool] = {}
         if answer == "sat" and wanted:
@@ -181,9 +183,9 @@ class YicesSession(Session):
             self._send([f"(get-value ({names}))"])
             for name, val in _VALUE.findall(self._read()):
                 values[name] = _parse_value(val)
-        self._send(["(pop 1)"])
         if answer.startswith("(error"):
             raise RuntimeError(f"yices-smt2: {answer}")
+        self._send(self._lines(z3.Not(lit)))  # retire the question
         return {"sat": SAT, "unsat": UNSAT}.get(answer, UNKNOWN), values
 
     def close(self) -> None:

@@ -171,3 +171,31 @@ def test_the_shrinker_keeps_a_play_it_cannot_shorten(ts: TransitionSystem) -> No
     never = Check("never", "state", lambda s: False)
     trace = Trace([Step("init", {}, ts.init())])
     assert shrink(ts, never, trace) is trace
+
+
+VARIANTS = [
+    'preset = "goat"\n',
+    'preset = "speed"\n',
+    "first_turn_draw = true\n",
+    "first_turn_battle = true\n",
+    "main_phase_2 = false\n",
+    "main_phase_2_requires_battle_phase = false\n",
+    "chain_speed_check = false\n",
+    "hand_limit = 3\n",
+    "normal_summons_per_turn = 2\n",
+    "zero_atk_battle_destroys = true\n",
+    "monster_zones = 1\nspell_trap_zones = 1\n",
+    "starting_lp = 100\nstarting_hand = 0\ndeck_size = 2\nchain_links = 1\n",
+    "first_turn_battle = true\nfirst_turn_draw = true\nhand_limit = 0\nnormal_summons_per_turn = 0\n",
+]
+
+
+def test_the_structural_invariant_holds_under_every_rule_set(tmp_path: Path) -> None:
+    """well-formed describes the state, not the official rules: no rule set breaks it (BMC to 5)."""
+    for i, text in enumerate(VARIANTS):
+        code, out, _ = run(
+            "check", "--rules", rules_file(tmp_path, text), "--no-proofs", "--depth", "5",
+            "--property", "well-formed", "--out", str(tmp_path / f"out{i}"), "--format", "json",
+        )  # fmt: skip
+        result = json.loads(out)["results"][0]
+        assert (code, result["verdict"]) == (0, "holds"), (text, result)

@@ -35,10 +35,11 @@ from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import Property
 from duelcheck.rules import Rules
 
-# 20 steps reach the End Phase of turn 3 with room to spare (13 steps; turn 3 itself is reached in 9);
-# the deepest witnesses of the suite within it are the seed's five-link chain and the first discard
-# to the hand limit (the end of turn 4), both at 20.
-DEFAULT_DEPTH = 20
+# 24 steps cover three full turns and most of the fourth (the End Phase of turn 3 is 13 steps in, turn 4
+# starts at 14). Under the official rules the deepest witnesses within it, the seed's five-link chain and
+# the first discard to the hand limit (the end of turn 4), are at 20; rule sets with a draw on turn 1 put
+# the chain at 21.
+DEFAULT_DEPTH = 24
 
 Progress = Callable[[str], None]
 
@@ -95,6 +96,7 @@ class Checker:
         self.cache = cache
         self.deadline = deadline
         self.workers = workers
+        self._sim_steps = 0
 
     def run(self, props: list[Property]) -> Report:
         t0 = time.perf_counter()
@@ -128,7 +130,8 @@ class Checker:
         for r in bmc.run(rest, self.depth, self.progress):
             r.engine = f"bmc/{bmc.used}"
             if r.verdict in ("found", "violated"):
-                r.note = f"minimal: no play of fewer than {r.length} steps (refuted at every shorter depth)"
+                steps = "step" if r.length == 1 else "steps"
+                r.note = f"minimal: no play of fewer than {r.length} {steps} (refuted at every shorter depth)"
             if r.verdict == "not-found":
                 r.note = f"none up to {self.depth} steps (refuted at every depth)"
             if r.kind == "always" and r.verdict == "holds":
@@ -167,7 +170,9 @@ class Checker:
         checks = [next(c for c in by_prop[r.prop].checks if c.label == r.case) for r in missing]
         t0 = time.perf_counter()
         try:
-            found = Simulator(self.ts).search(checks, deadline=self.deadline)
+            sim = Simulator(self.ts)
+            found = sim.search(checks, deadline=self.deadline)
+            self._sim_steps = sim.max_steps
         except (KeyboardInterrupt, InternalError):
             raise
         except Exception as exc:  # a property or rule that fails to evaluate: never "not found"
@@ -175,6 +180,7 @@ class Checker:
         for i, r in enumerate(missing):
             trace = found.get(i)
             if trace is None:
+                r.note += f"; not found by seeded simulation either ({self._sim_steps} steps)"
                 continue
             short = shrink(self.ts, checks[i], trace)
             why = "beyond the bound" if r.verdict == "not-found" else "the solver gave no answer"

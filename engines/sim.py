@@ -40,10 +40,19 @@ WEIGHTS = {"declare_attack": 40.0, "normal_summon": 2.0, "set_monster": 1.0, "re
 class Simulator:
     name = "sim"
 
-    def __init__(self, ts: TransitionSystem, seed: int = 0, walks: int = 40, length: int = 3000, calm: float = 0.97):
+    def __init__(
+        self,
+        ts: TransitionSystem,
+        seed: int = 0,
+        walks: int = 40,
+        length: int = 3000,
+        calm: float = 0.97,
+        max_steps: int = 12000,
+    ):
         self.ts = ts
         self.seed = seed
         self.walks = walks
+        self.max_steps = max_steps  # over all walks: the search's whole budget, counted in steps
         self.length = length
         self.calm = calm
 
@@ -64,14 +73,18 @@ class Simulator:
         """Walk until every check has a witness or the walks are done; the first trace found for each.
         `deadline` (time.monotonic) is the user's time limit, if any."""
         found: dict[int, Trace] = {}
+        taken = 0
         for w in range(self.walks):
+            if taken >= self.max_steps:
+                break
             if deadline is not None and time.monotonic() > deadline:
                 break
             rng = random.Random(self.seed * 1000 + w)
             self.calm = CALM_LEVELS[w % len(CALM_LEVELS)]
             s = self.ts.init()
             steps = [Step("init", {}, s)]
-            for _ in range(self.length):
+            for _ in range(min(self.length, self.max_steps - taken)):
+                taken += 1
                 step = self.choose(s, rng)
                 if step is None:
                     break

@@ -566,7 +566,7 @@ _NEXT: dict[Phase, tuple[Phase, ...]] = {
     Phase.DMG_DURING: (Phase.DMG_AFTER,),
     Phase.DMG_AFTER: (Phase.DMG_END,),
     Phase.DMG_END: (Phase.BATTLE_STEP,),
-    Phase.BATTLE_END: (Phase.MAIN2,),
+    Phase.BATTLE_END: (Phase.MAIN2,),  # or the End Phase where there is no Main Phase 2 (below)
     Phase.MAIN2: (Phase.END,),
     Phase.END: (Phase.DRAW,),
 }
@@ -575,7 +575,10 @@ _NEXT: dict[Phase, tuple[Phase, ...]] = {
 def _phase_order(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     before, after = s.g("phase"), t.g("phase")
-    moves = [k.and_(before == p, k.one_of(after, [int(q) for q in nxt])) for p, nxt in _NEXT.items()]
+    order = dict(_NEXT)
+    if not s.r.main_phase_2:  # 6.3.5 read with the knob: without Main Phase 2 the Battle Phase leads to the End Phase
+        order[Phase.BATTLE_END] = (Phase.END,)
+    moves = [k.and_(before == p, k.one_of(after, [int(q) for q in nxt])) for p, nxt in order.items()]
     turn_ok = k.or_(
         t.g("turn") == s.g("turn"),
         k.and_(t.g("turn") == s.g("turn") + 1, before == Phase.END, after == Phase.DRAW),

@@ -199,3 +199,12 @@ def test_the_structural_invariant_holds_under_every_rule_set(tmp_path: Path) -> 
         )  # fmt: skip
         result = json.loads(out)["results"][0]
         assert (code, result["verdict"]) == (0, "holds"), (text, result)
+
+
+def test_phase_order_reads_the_main_phase_2_knob(tmp_path: Path) -> None:
+    """Without Main Phase 2 the Battle Phase leads to the End Phase: that is the order, not a violation."""
+    code, out, _ = run(
+        "check", "--rules", rules_file(tmp_path, "main_phase_2 = false\n"), "--no-proofs", "--depth", "12",
+        "--property", "phase-order", "--out", str(tmp_path / "out"), "--format", "json",
+    )  # fmt: skip
+    assert (code, json.loads(out)["results"][0]["verdict"]) == (0, "holds")

@@ -158,12 +158,19 @@ class BMC:
         """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown.
 
         With more than one worker, the goals are dealt round-robin into one group per worker, and each
-        group is searched by its own process and solver on its own core. The grouping is fixed by the
-        goals' order, so the questions asked, and so the traces, are the same on every run."""
+        group is searched by its own process and solver. The grouping is fixed by the goals' order and
+        the number of workers, so the questions asked, and so the traces, are the same on every run
+        (where processes cannot be forked, the groups are searched one after the other, alike)."""
         groups = [list(range(w, len(goals), self.workers)) for w in range(self.workers)]
         groups = [g for g in groups if g]
-        if len(groups) < 2 or "fork" not in mp.get_all_start_methods():
+        if len(groups) < 2:
             return self._reach_group(goals, depth, start, progress)
+        if "fork" not in mp.get_all_start_methods():
+            done: dict[int, Reach] = {}
+            for group in groups:
+                found = self._reach_group([goals[i] for i in group], depth, start, progress)
+                done.update(zip(group, found, strict=True))
+            return [done[i] for i in range(len(goals))]
         ctx = mp.get_context("fork")
         procs = []
         for gi, group in enumerate(groups):

@@ -208,3 +208,18 @@ def test_phase_order_reads_the_main_phase_2_knob(tmp_path: Path) -> None:
         "--property", "phase-order", "--out", str(tmp_path / "out"), "--format", "json",
     )  # fmt: skip
     assert (code, json.loads(out)["results"][0]["verdict"]) == (0, "holds")
+
+
+def test_proofs_are_cached_per_rule_set_and_suite(tmp_path: Path) -> None:
+    from duelcheck.engines.kind import Induction
+
+    suite = [BY_NAME["well-formed"], BY_NAME["main2-only-after-battle"], BY_NAME["first-turn-no-draw"]]
+    first = Induction(TransitionSystem(Rules()), cache=tmp_path)
+    proved = first.prove_suite(suite)
+    assert "first-turn-no-draw" in proved and not first.from_cache
+    again = Induction(TransitionSystem(Rules()), cache=tmp_path)
+    assert again.prove_suite(suite) == proved and again.from_cache
+    # another rule set is another question: not read from the cache, and first-turn-no-draw then fails
+    goat = Induction(TransitionSystem(Rules(first_turn_draw=True)), cache=tmp_path)
+    assert goat.cached_suite(suite) is None
+    assert "first-turn-no-draw" not in goat.prove_suite(suite) and not goat.from_cache

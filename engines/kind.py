@@ -98,10 +98,14 @@ class Induction:
     def _finer(self, st: SymStep, case: list[Any]) -> Iterator[list[Any]]:
         """A case split further by the chain's length and the effect of its last link."""
         pre = st.pre
-        yield [*case, pre.g("chain_len") == 0]
+        covered = [pre.g("chain_len") == 0]
+        yield [*case, covered[0]]
         for n in range(1, self.ts.rules.chain_links + 1):
             for eff in Effect:
-                yield [*case, pre.g("chain_len") == n, pre.g("c_eff", n - 1) == int(eff)]
+                split = z3.And(pre.g("chain_len") == n, pre.g("c_eff", n - 1) == int(eff))
+                covered.append(split)
+                yield [*case, split]
+        yield [*case, z3.Not(z3.Or(*covered))]  # whatever else (out of range): the split leaves no gap
 
     def _by_cases(self, st: SymStep, assume: list[Any], bad: Any) -> Any:
         """unsat when no case has a successor violating the fact; otherwise sat or unknown."""

@@ -205,21 +205,6 @@ class YicesSession(Session):
                 f.close()
 
 
-def solve_cases_incremental(base: list[Any], cases: list[list[Any]], rlimit: int | None = None) -> str:
-    """As `solve_cases`, on one session: the base is read once, each case asked under an assumption."""
-    session = open_session("auto", rlimit)
-    try:
-        for c in base:
-            session.add(c)
-        for case in cases:
-            answer, _ = session.check(z3.And(*case), [])
-            if answer != UNSAT:
-                return answer
-        return UNSAT
-    finally:
-        session.close()
-
-
 def solve_cases(base: list[Any], cases: list[list[Any]], rlimit: int | None = None, workers: int = 2) -> str:
     """Whether the base constraints are unsatisfiable in every case: `unsat` when every case is, else
     `sat` (some case has a model) or `unknown`. Each case is asked of a fresh solver with full

@@ -79,22 +79,28 @@ class Unrolling:
             out += [st.params[name] for name in PARAMS]
         return out
 
-    def trace(self, values: dict[str, int | bool], k: int) -> Trace:
-        """The play the solver chose, replayed concretely from the start state."""
-        ts = self.ts
-        state = self.start
-        out = [Step("init", {}, state)]
-        for i in range(1, k + 1):
-            st = self.steps[i]
+    def moves(self, values: dict[str, int | bool], k: int) -> list[tuple[str, dict[str, int]]]:
+        """The actions and parameters the solver chose for steps 1..k."""
+        out = []
+        for st in self.steps[1 : k + 1]:
             assert st is not None
-            act = ts.actions[int(values[str(st.act)])]
-            params = {name: _signed(values[str(st.params[name])], name) for name in act.params}
-            step = ts.apply(state, act.name, params)
-            if not step.ok or step.state is None:
-                raise InternalError(f"the solver's step {i} ({act.name}) is refused concretely: {step.reason}")
-            state = step.state
-            out.append(Step(act.name, params, state))
-        return Trace(out)
+            act = self.ts.actions[int(values[str(st.act)])]
+            out.append((act.name, {name: _signed(values[str(st.params[name])], name) for name in act.params}))
+        return out
+
+
+def replay_moves(ts: TransitionSystem, start: State | None, moves: list[tuple[str, dict[str, int]]]) -> Trace:
+    """A play the solver chose, replayed through the concrete interpreter: the states reported are the
+    interpreter's, and a step it refuses is an internal error, never a verdict."""
+    state = ts.init() if start is None else start
+    steps = [Step("init", {}, state)]
+    for name, params in moves:
+        out = ts.apply(state, name, params)
+        if not out.ok or out.state is None:
+            raise InternalError(f"the solver's step {len(steps)} ({name}) is refused concretely: {out.reason}")
+        state = out.state
+        steps.append(Step(name, params, state))
+    return Trace(steps)
 
 
 def _signed(value: int | bool, name: str) -> int:
@@ -196,7 +202,7 @@ class BMC:
                 used, questions, found = data
                 self.used, self.questions = used, self.questions + questions
                 for i, (status, d, moves, note, seconds) in zip(group, found, strict=True):
-                    trace = None if moves is None else self._replay(start, moves)
+                    trace = None if moves is None else replay_moves(self.ts, start, moves)
                     out[i] = Reach(status, d, trace, note, seconds)
         finally:
             for proc, recv, _ in procs:
@@ -226,17 +232,6 @@ class BMC:
             conn.send(f"{type(exc).__name__}: {exc}")
         finally:
             conn.close()
-
-    def _replay(self, start: State | None, moves: list[tuple[str, dict[str, int]]]) -> Trace:
-        state = self.ts.init() if start is None else start
-        steps = [Step("init", {}, state)]
-        for name, params in moves:
-            out = self.ts.apply(state, name, params)
-            if not out.ok or out.state is None:
-                raise InternalError(f"a searched play does not replay at step {len(steps)}: {out.reason}")
-            state = out.state
-            steps.append(Step(name, params, state))
-        return Trace(steps)
 
     def _reach_group(
         self, goals: list[Goal], depth: int, start: State | None = None, progress: Progress | None = None
@@ -279,7 +274,7 @@ class BMC:
                             out[i] = Reach("unknown", d, None, f"the solver gave no answer at depth {d}")
                         pending.clear()
                         break
-                    trace = u.trace(values, d)
+                    trace = replay_moves(self.ts, u.start, u.moves(values, d))
                     settled = [i for i, h in hits.items() if values.get(str(h))]
                     if not settled:
                         raise InternalError("the solver's model reaches none of the goals it was asked for")

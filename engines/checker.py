@@ -97,6 +97,7 @@ class Checker:
         self.deadline = deadline
         self.workers = workers
         self._sim_steps = 0
+        self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
 
     def run(self, props: list[Property]) -> Report:
         t0 = time.perf_counter()

@@ -80,6 +80,7 @@ class Induction:
         self._pre = system.sym_state("@i0")
         self._st = system.sym_step(self._pre, "@i1")
         self._act = ActionView(self._st.act, self._st.params, symbolic=True)
+        self._first = system.sym_step(system.sym_state("@b0"), "@b1")  # the first step, for the base case
 
     # -- questions ----------------------------------------------------------------------------
     def _fresh(self, constraints: list[Any]) -> Any:
@@ -143,7 +144,7 @@ class Induction:
         init = ts.init()
         if not all(c.eval(None, None, init) for c in p.checks if c.on == "state"):
             return False
-        first = ts.sym_step(ts.sym_state("@b0"), "@b1")
+        first = self._first
         first_act = ActionView(first.act, first.params, symbolic=True)
         for c in p.checks:
             if c.on == "step":

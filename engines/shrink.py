@@ -28,7 +28,7 @@ def _reaches(ts: TransitionSystem, check: Check, start: State, moves: list[Move]
             return None
         act = ActionView(name, params, symbolic=False)
         steps.append(Step(name, params, out.state))
-        if check.eval(state, act, out.state) if check.on == "step" else check.eval(None, None, out.state):
+        if check.eval(state, act, out.state):
             return steps
         state = out.state
     return None

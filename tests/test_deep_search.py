@@ -13,7 +13,7 @@ from test_cli import rules_file, run
 from duelcheck.engines.base import Trace
 from duelcheck.engines.shrink import shrink
 from duelcheck.engines.sim import Simulator
-from duelcheck.model.cards import NO_CHOICE
+from duelcheck.model.cards import NO_CHOICE, TO_END
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
@@ -125,7 +125,7 @@ def test_an_unknown_is_never_turned_into_not_found(tmp_path: Path) -> None:
     assert result["verdict"] == "unknown" and code == 3
 
 
-def test_a_witness_not_reached_within_the_bound_is_not_found_with_the_bound_said(tmp_path: Path) -> None:
+def test_a_witness_beyond_the_bound_comes_from_simulation_marked_not_minimal(tmp_path: Path) -> None:
     code, out, _ = run(
         "check", "--no-proofs", "--depth", "5", "--property", "reach-turn-3",
         "--out", str(tmp_path / "out"), "--format", "json",
@@ -165,6 +165,27 @@ def test_the_shrinker_shortens_a_simulated_play_that_still_reaches_the_witness(t
         out = ts.apply(s, step.action, step.params)
         assert out.ok and out.state is not None and out.state.v == step.state.v
         s = out.state
+
+
+def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSystem) -> None:
+    """Turn 3 by single passes, with a Set card and a Normal Summon on the way: 19 steps; the shortest
+    play is 9 (found and proved by the bounded search), and the shrinker gets there."""
+    passes = [("pass", {"choice": NO_CHOICE})]
+    end_main_1 = [("pass", {"choice": NO_CHOICE}), ("pass", {"choice": TO_END})]
+    detours = [("set_spell_trap", {"kind": 0, "eff": 0}), ("normal_summon", {"atk": 10, "defv": 10})]
+    turn_1 = passes * 4 + detours + end_main_1 + passes * 2  # Draw, Standby, Main 1, End: 10 steps
+    turn_2 = [("normal_draw", {})] + passes * 4 + end_main_1 + passes * 2  # 9 steps
+    s = ts.init()
+    steps = [Step("init", {}, s)]
+    for name, params in turn_1 + turn_2:
+        out = ts.apply(s, name, params)
+        assert out.ok and out.state is not None, (name, out.reason)
+        s = out.state
+        steps.append(Step(name, params, s))
+    assert s.g("turn") == 3 and len(steps) - 1 == 19
+    turn_3 = BY_NAME["reach-turn-3"].checks[0]
+    short = shrink(ts, turn_3, Trace(steps))
+    assert len(short) == 9 and short.steps[-1].state.g("turn") == 3
 
 
 def test_the_shrinker_keeps_a_play_it_cannot_shorten(ts: TransitionSystem) -> None:

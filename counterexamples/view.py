@@ -5,7 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from duelcheck.engines.base import Trace
-from duelcheck.model.cards import DIRECT, HAND, STOP, TARGETED, TO_BATTLE, TO_END, TO_MAIN2, Effect, Kind, Phase
+from duelcheck.model.cards import (
+    DIRECT,
+    HAND,
+    STOP,
+    TARGETED,
+    TO_BATTLE,
+    TO_END,
+    TO_MAIN2,
+    Effect,
+    Kind,
+    Pending,
+    Phase,
+)
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import PARAMS, Key, State, build_schema
 from duelcheck.rules import Rules
@@ -80,6 +92,9 @@ def show_key(key: Key) -> str:
 
 
 def actor(pre: State, name: str) -> int:
+    if name == "trigger":  # the waiting effect of the turn player goes first (6.3.4.3.4)
+        due = (Pending.FLIP_DUE, Pending.TRIGGER_DUE)
+        return int(pre.tp) if pre.g("trig", pre.tp) in due else 1 - int(pre.tp)
     return int(pre.g("prio")) if name in ("pass", "end_step", "activate") else int(pre.tp)
 
 

@@ -101,14 +101,20 @@ class Report:
         if expect.stops_at is not None and expect.stops_at != self.stopped_at:
             out.append(f"expected to stop at action {expect.stops_at}, stopped at {self.stopped_at}")
         illegal = next((s for s in self.steps if not s.legal), None)
-        if expect.clause is not None and (illegal is None or expect.clause != illegal.clause):
+        clauses = [expect.clause] if isinstance(expect.clause, str) else expect.clause
+        if clauses is not None and (illegal is None or illegal.clause not in clauses):
             got = f"{illegal.clause} ({illegal.reason})" if illegal else "no illegal action"
-            out.append(f"expected clause {expect.clause}, got {got}")
+            out.append(f"expected clause {' or '.join(clauses)}, got {got}")
         if expect.reason is not None and (illegal is None or expect.reason not in (illegal.reason or "")):
             out.append(f"expected a reason containing {expect.reason!r}, got {illegal.reason if illegal else None!r}")
+        wanted = {(d.action, d.field) for d in expect.differences or []}
+        got_diffs = {(st.index, name) for st in self.steps for name, _, _ in st.differences}
         for st in self.steps:
             for name, model, observed in st.differences:
-                out.append(f"action {st.index}: {name}: the rules give {model}, the log observed {observed}")
+                if (st.index, name) not in wanted:
+                    out.append(f"action {st.index}: {name}: the rules give {model}, the log observed {observed}")
+        for index, name in sorted(wanted - got_diffs):
+            out.append(f"action {index}: {name}: expected a difference, the rules agree with the log")
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -166,7 +172,7 @@ _CITED = re.compile(r"^((?:\d+(?:\.\d+)+)|(?:seed \d{3})|model(?: bound| catalog
 def _log_actor(s: State, name: str) -> int | None:
     if name == "resolve":
         return None  # a link resolves by the rules: nobody acts
-    return actor(s, {"end_step": "pass", "respond": "activate"}.get(name, name))
+    return actor(s, {"end_step": "pass", "respond": "activate", "activate_effect": "activate"}.get(name, name))
 
 
 def _zones(model: State, entry: Any, at: str) -> None:
@@ -180,8 +186,10 @@ def _zones(model: State, entry: Any, at: str) -> None:
         places.append(("target", entry.target, "monster"))
     if entry.action in ("activate", "respond"):
         places.append(("from", entry.source, "spell_trap"))
-        if entry.target is not None:
-            places.append(("target.zone", entry.target.zone, entry.target.area))
+    if entry.action == "activate_effect":
+        places.append(("monster", entry.monster, "monster"))
+    if entry.action in ("activate", "respond", "activate_effect", "trigger") and entry.target is not None:
+        places.append(("target.zone", entry.target.zone, entry.target.area))
     for name, value, area in places:
         check_zone(model.r, f"{at}.{name}", value, area)
 
@@ -194,9 +202,13 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
         raise InputError(f"{at}.player: expected no player: a link resolves by the rules")
     who = _log_actor(model, entry.action)
     if entry.player is not None and who is not None and entry.player != who:
-        holder = (
-            "holds priority" if entry.action in ("pass", "end_step", "activate", "respond") else "is the turn player"
+        holder = {"pass": "holds priority", "end_step": "holds priority", "activate": "holds priority"}.get(
+            entry.action, "is the turn player"
         )
+        if entry.action in ("respond", "activate_effect"):
+            holder = "holds priority"
+        if entry.action == "trigger":
+            holder = "has the triggered effect to activate first"
         return f"player {who} {holder}, not player {entry.player}"
     if entry.action == "respond" and model.g("chain_len") == 0:
         return "seed 000: a response answers a chain link, and the chain is empty"

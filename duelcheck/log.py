@@ -25,7 +25,9 @@ from duelcheck.errors import InputError
 from duelcheck.model.cards import (
     DAMAGE_STEP,
     DIRECT,
+    GRAVEYARD,
     HAND,
+    MONSTER_KIND,
     NO_CHOICE,
     POINTS,
     SPEED,
@@ -34,8 +36,11 @@ from duelcheck.model.cards import (
     TO_BATTLE,
     TO_END,
     TO_MAIN2,
+    Cost,
     Effect,
     Kind,
+    MonsterEffect,
+    Pending,
     Phase,
 )
 from duelcheck.model.state import Key, State, concrete_state
@@ -72,6 +77,27 @@ SPELL_TRAP_KINDS: dict[str, Kind] = {
     "counter_trap": Kind.COUNTER_TRAP,
 }
 EFFECTS: dict[str, Effect] = {e.name.lower(): e for e in Effect}
+MONSTER_EFFECT_TYPES: dict[str, MonsterEffect] = {
+    "ignition": MonsterEffect.IGNITION,
+    "quick": MonsterEffect.QUICK,
+    "flip": MonsterEffect.FLIP,
+    "trigger": MonsterEffect.TRIGGER,
+}
+EFFECT_TYPE_NAME = {m: name for name, m in MONSTER_EFFECT_TYPES.items()}
+# chain links of monster effects, by kind
+LINK_KINDS: dict[str, Kind] = {
+    **SPELL_TRAP_KINDS,
+    "ignition_effect": Kind.IGNITION,
+    "quick_effect": Kind.QUICK_EFFECT,
+    "flip_effect": Kind.FLIP,
+    "trigger_effect": Kind.TRIGGER,
+}
+COSTS: dict[str, Cost] = {"none": Cost.NONE, "discard": Cost.DISCARD, "pay_lp": Cost.PAY_LP}
+PENDING: dict[str, Pending] = {
+    "flipped": Pending.FLIPPED,
+    "flip_due": Pending.FLIP_DUE,
+    "trigger_due": Pending.TRIGGER_DUE,
+}
 NEXT = {"battle_phase": TO_BATTLE, "main2": TO_MAIN2, "end_phase": TO_END}
 
 PhaseName = Literal[
@@ -111,7 +137,27 @@ EffectName = Literal[
     "draw",
     "negate_attack",
     "skip_main1",
+    "change_position",
+    "set_face_down",
+    "end_battle_phase",
 ]
+LinkKindName = Literal[
+    "normal_spell",
+    "quick_play_spell",
+    "continuous_spell",
+    "equip_spell",
+    "field_spell",
+    "ritual_spell",
+    "normal_trap",
+    "continuous_trap",
+    "counter_trap",
+    "ignition_effect",
+    "quick_effect",
+    "flip_effect",
+    "trigger_effect",
+]
+EffectType = Literal["ignition", "quick", "flip", "trigger"]
+CostName = Literal["none", "discard", "pay_lp"]
 Player = Literal[0, 1]
 Zone = Annotated[int, Field(ge=0, le=6, description="a zone, numbered from 0")]
 Stat = Annotated[int, Field(ge=0, le=9000, multiple_of=POINTS, description="ATK or DEF in points")]
@@ -131,6 +177,14 @@ class Target(BaseModel):
     zone: Zone
 
 
+class MonsterEffectCard(BaseModel):
+    """A monster's effect: its type (seed 000's speed table) and what it does, from the model's catalogue."""
+
+    model_config = _STRICT
+    type: EffectType
+    effect: EffectName
+
+
 class Monster(BaseModel):
     model_config = _STRICT
     zone: Zone
@@ -144,6 +198,8 @@ class Monster(BaseModel):
     destroyed_by_battle: bool = Field(
         False, description="destroyed by battle, still on the field until the end of the Damage Step"
     )
+    effect: MonsterEffectCard | None = Field(None, description="the monster's effect; none: a monster without one")
+    effect_used: bool = Field(False, description="its effect was activated this turn (once per turn)")
 
 
 class SpellTrap(BaseModel):
@@ -154,6 +210,16 @@ class SpellTrap(BaseModel):
     speed: Literal[1, 2, 3] | None = Field(None, description="optional: checked against the kind's spell speed")
     face: Literal["up", "down"] = "down"
     set_turn: Turn | None = Field(None, description="the turn it was Set")
+    cost: CostName = Field("none", description="the cost its activation pays")
+
+
+class PendingTrigger(BaseModel):
+    """A triggered effect waiting to be activated (6.3.4.3.2, 6.3.4.3.4, 6.3.4.3.5)."""
+
+    model_config = _STRICT
+    state: Literal["flipped", "flip_due", "trigger_due"]
+    effect: EffectName
+    zone: Zone | Literal["graveyard"] = Field(description="the Flip monster's zone, or the Graveyard")
 
 
 class PlayerBoard(BaseModel):
@@ -166,17 +232,21 @@ class PlayerBoard(BaseModel):
     spells_traps: list[SpellTrap] = Field(default_factory=list)
     skip_battle_phase: bool = Field(False, description="this player's next Battle Phase is skipped")
     skip_main_phase_1: bool = Field(False, description="this player's next Main Phase 1 is skipped")
+    pending_trigger: PendingTrigger | None = None
 
 
 class ChainLink(BaseModel):
     model_config = _STRICT
     player: Player
-    kind: KindName
+    kind: LinkKindName
     effect: EffectName
-    zone: Zone = Field(description="the Spell & Trap Zone of the activated card")
+    zone: Zone | Literal["graveyard"] = Field(
+        description="the activated card's Spell & Trap Zone; a monster effect's Monster Zone, or the Graveyard"
+    )
     target: Target | None = None
     negated: bool = False
     left_field: bool = Field(False, description="the activated card left the field before the link resolved")
+    cost: CostName = Field("none", description="the cost paid on activation")
 
 
 class Attack(BaseModel):
@@ -227,6 +297,8 @@ class ObservedMonster(BaseModel):
     attacked: bool | None = None
     destroyed_by_battle: bool | None = None
     summoned_this_turn: bool | None = None
+    effect: MonsterEffectCard | None = None
+    effect_used: bool | None = None
 
 
 class ObservedSpellTrap(BaseModel):
@@ -237,6 +309,7 @@ class ObservedSpellTrap(BaseModel):
     effect: EffectName | None = None
     face: Literal["up", "down"] | None = None
     set_this_turn: bool | None = None
+    cost: CostName | None = None
 
 
 class ObservedPlayer(BaseModel):
@@ -249,17 +322,19 @@ class ObservedPlayer(BaseModel):
     spells_traps: list[ObservedSpellTrap] = Field(default_factory=list)
     skip_battle_phase: bool | None = None
     skip_main_phase_1: bool | None = None
+    pending_trigger: PendingTrigger | Literal["none"] | None = None
 
 
 class ObservedLink(BaseModel):
     model_config = _STRICT
     player: Player | None = None
-    kind: KindName | None = None
+    kind: LinkKindName | None = None
     effect: EffectName | None = None
-    zone: Zone | None = None
+    zone: Zone | Literal["graveyard"] | None = None
     target: Target | None = None
     negated: bool | None = None
     left_field: bool | None = None
+    cost: CostName | None = None
 
 
 class ObservedAttack(BaseModel):
@@ -324,6 +399,7 @@ class NormalSummon(_Action):
     action: Literal["normal_summon", "set_monster"]
     atk: Stat
     def_: Stat = Field(alias="def")
+    effect: MonsterEffectCard | None = None
 
 
 class ZoneAction(_Action):
@@ -335,6 +411,7 @@ class SetSpellTrap(_Action):
     action: Literal["set_spell_trap"]
     kind: KindName
     effect: EffectName
+    cost: CostName = "none"
 
 
 class Activate(_Action):
@@ -344,6 +421,26 @@ class Activate(_Action):
     source: Zone | Literal["hand"] = Field(alias="from", description="a Set card's zone, or the hand (Spells)")
     kind: KindName
     effect: EffectName
+    target: Target | None = None
+    cost: CostName = Field("none", description="the card's cost, paid on activation (a discard, or 1000 LP)")
+
+
+class ActivateEffect(_Action):
+    """Activate a face-up monster's Ignition or Quick effect as a new chain link."""
+
+    action: Literal["activate_effect"]
+    monster: Zone = Field(description="the Monster Zone of the monster")
+    type: Literal["ignition", "quick"]
+    effect: EffectName
+    target: Target | None = None
+
+
+class Trigger(_Action):
+    """A waiting triggered effect goes on the chain (a Flip effect, a battle-destroyed monster's effect), or is
+    declined; the turn player's first."""
+
+    action: Literal["trigger"]
+    decline: bool = False
     target: Target | None = None
 
 
@@ -359,7 +456,7 @@ class Resolve(_Action):
 
     action: Literal["resolve"]
     summon: Summoned | None = None
-    atk_change: Literal[-1000, -500, 500, 1000] | None = None
+    atk_change: Annotated[int, Field(ge=-9000, le=9000, multiple_of=POINTS)] | None = None
 
 
 class DeclareAttack(_Action):
@@ -385,6 +482,8 @@ Action = Annotated[
     | ZoneAction
     | SetSpellTrap
     | Activate
+    | ActivateEffect
+    | Trigger
     | Resolve
     | DeclareAttack
     | Replay
@@ -393,14 +492,27 @@ Action = Annotated[
 ]
 
 
+class ExpectedDifference(BaseModel):
+    """An observation the rules disagree with, expected: the engine's wrong outcome, reported as a difference."""
+
+    model_config = _STRICT
+    action: int = Field(ge=1, description="the 1-based index of the action")
+    field: str = Field(description="the field as the report names it, e.g. players[1].lp")
+
+
 class Expect(BaseModel):
     """For scenario files: the verdict the log must get."""
 
     model_config = _STRICT
     conforms: bool
     stops_at: int | None = Field(None, ge=1, description="the 1-based index of the first illegal action")
-    clause: str | None = Field(None, description="the clause the illegal action breaks")
+    clause: str | list[str] | None = Field(
+        None, description="the clause the illegal action breaks, or a list of clauses any of which a ruling accepts"
+    )
     reason: str | None = Field(None, description="words the reason must contain")
+    differences: list[ExpectedDifference] | None = Field(
+        None, description="the observation differences the log must get, and no other"
+    )
 
 
 class DuelLog(BaseModel):
@@ -439,6 +551,8 @@ ACTION_NAMES = (
     "set_spell_trap",
     "activate",
     "respond",
+    "activate_effect",
+    "trigger",
     "resolve",
     "declare_attack",
     "replay",
@@ -542,17 +656,21 @@ class _Board:
         v[("bp_done",)] = in_battle if b.battle_phase_entered is None else b.battle_phase_entered
         for p, pb in enumerate(b.players):
             self.player(v, p, pb, b.turn, f"board.players[{p}]")
+            if b.winner is None and v[("lp", p)] <= 0:
+                raise self.fail(f"board.players[{p}].lp", "above 0 while the duel goes on (at 0 LP a player has lost)")
         if len(b.chain) > r.chain_links:
             raise self.fail("board.chain", f"at most {r.chain_links} links")
         v[("chain_len",)] = len(b.chain)
         for j, link in enumerate(b.chain):
             where = f"board.chain[{j}]"
+            kind = LINK_KINDS[link.kind]
             v[("c_owner", j)] = link.player
-            v[("c_kind", j)] = int(SPELL_TRAP_KINDS[link.kind])
+            v[("c_kind", j)] = int(kind)
             v[("c_eff", j)] = int(EFFECTS[link.effect])
-            v[("c_zone", j)] = self.zone(f"{where}.zone", link.zone, "spell_trap")
+            v[("c_zone", j)] = self.link_zone(f"{where}.zone", link.zone, kind)
             v[("c_neg", j)] = link.negated
             v[("c_gone", j)] = link.left_field
+            v[("c_cost", j)] = int(COSTS[link.cost])
             if link.target is not None:
                 t = link.target
                 v[("c_tp", j)] = t.player
@@ -572,8 +690,20 @@ class _Board:
         from duelcheck.properties.catalog import well_formed_facts
 
         if not all(well_formed_facts(state, budget=False)):
+            if phase == Phase.DRAW and not v[("drew",)] and must_draw and v[("prio",)] != tp:
+                raise self.fail(
+                    "board.priority", f"{tp}: before the normal draw the turn player holds priority (6.3.1)"
+                )
             raise self.fail("board", "a state the rules can reach (it breaks the model's well-formed invariant)")
         return state
+
+    def link_zone(self, where: str, zone: int | str, kind: Kind) -> int:
+        if kind == Kind.TRIGGER or zone == "graveyard":
+            if kind != Kind.TRIGGER or zone != "graveyard":
+                raise self.fail(where, '"graveyard" for a trigger_effect link (and only for one)')
+            return GRAVEYARD
+        assert isinstance(zone, int)
+        return self.zone(where, zone, "monster" if kind in MONSTER_KIND.values() else "spell_trap")
 
     def attack(self, v: dict[Key, Any], a: Attack, tp: int, phase: Phase) -> None:
         if phase not in (Phase.BATTLE_STEP, *DAMAGE_STEP):
@@ -588,7 +718,19 @@ class _Board:
         if targeted != (link.target is not None):
             expected = f"a target: a {link.effect} link targets a card" if targeted else "no target"
             raise self.fail(f"{where}.target", expected)
-        p, z = link.player, link.zone
+        p, z, kind = link.player, link.zone, LINK_KINDS[link.kind]
+        if kind in MONSTER_KIND.values():
+            if link.cost != "none" or link.left_field:
+                raise self.fail(where, "a monster effect's link: no cost, and not left_field")
+            if kind != Kind.TRIGGER:
+                mtype = {Kind.IGNITION: MonsterEffect.IGNITION, Kind.QUICK_EFFECT: MonsterEffect.QUICK}.get(
+                    kind, MonsterEffect.FLIP
+                )
+                here = v[("m_occ", p, z)] and v[("m_kind", p, z)] == mtype
+                if not (here and v[("m_eff", p, z)] == EFFECTS[link.effect]):
+                    raise self.fail(f"{where}.zone", f"the zone of player {p}'s monster with that {link.kind}")
+            return
+        assert isinstance(z, int)
         there = v[("s_occ", p, z)] and v[("s_up", p, z)]
         same = v[("s_kind", p, z)] == int(SPELL_TRAP_KINDS[link.kind]) and v[("s_eff", p, z)] == int(
             EFFECTS[link.effect]
@@ -622,6 +764,10 @@ class _Board:
             v[("m_moved", p, z)] = m.position_changed
             v[("m_decl", p, z)] = m.attacked
             v[("m_doomed", p, z)] = m.destroyed_by_battle
+            if m.effect is not None:
+                v[("m_kind", p, z)] = int(MONSTER_EFFECT_TYPES[m.effect.type])
+                v[("m_eff", p, z)] = int(EFFECTS[m.effect.effect])
+            v[("m_used", p, z)] = m.effect_used
         for i, c in enumerate(pb.spells_traps):
             at = f"{where}.spells_traps[{i}]"
             z = self.zone(f"{at}.zone", c.zone, "spell_trap")
@@ -635,6 +781,15 @@ class _Board:
             v[("s_kind", p, z)] = int(kind)
             v[("s_eff", p, z)] = int(EFFECTS[c.effect])
             v[("s_fresh", p, z)] = c.set_turn == turn and c.face == "down"
+            v[("s_cost", p, z)] = int(COSTS[c.cost])
+        if pb.pending_trigger is not None:
+            t = pb.pending_trigger
+            v[("trig", p)] = int(PENDING[t.state])
+            v[("trig_eff", p)] = int(EFFECTS[t.effect])
+            if t.zone == "graveyard":
+                v[("trig_zone", p)] = GRAVEYARD
+            else:
+                v[("trig_zone", p)] = self.zone(f"{where}.pending_trigger.zone", t.zone, "monster")
         field = len(pb.monsters) + len(pb.spells_traps)
         deck = r.deck_size - pb.hand - pb.graveyard - field
         if pb.deck is None:
@@ -654,6 +809,9 @@ class _Board:
 
 PHASE_NAME = {ph: name for name, ph in PHASES.items()}
 KIND_NAME = {k: name for name, k in SPELL_TRAP_KINDS.items()}
+LINK_KIND_NAME = {k: name for name, k in LINK_KINDS.items()}
+COST_NAME = {c: name for name, c in COSTS.items()}
+PENDING_NAME = {x: name for name, x in PENDING.items()}
 
 
 def _monster(s: State, p: int, z: int) -> dict[str, Any]:
@@ -667,6 +825,28 @@ def _monster(s: State, p: int, z: int) -> dict[str, Any]:
         "position_changed": bool(g("m_moved", p, z)),
         "attacked": bool(g("m_decl", p, z)),
         "destroyed_by_battle": bool(g("m_doomed", p, z)),
+        "effect": _effect_card(s, p, z),
+        "effect_used": bool(g("m_used", p, z)),
+    }
+
+
+def _effect_card(s: State, p: int, z: int) -> dict[str, str] | None:
+    mkind = MonsterEffect(s.g("m_kind", p, z))
+    if mkind == MonsterEffect.NONE:
+        return None
+    return {"type": EFFECT_TYPE_NAME[mkind], "effect": Effect(s.g("m_eff", p, z)).name.lower()}
+
+
+def _pending(s: State, p: int) -> dict[str, Any] | None:
+    g = s.g
+    state = Pending(g("trig", p))
+    if state == Pending.NONE:
+        return None
+    zone = g("trig_zone", p)
+    return {
+        "state": PENDING_NAME[state],
+        "effect": Effect(g("trig_eff", p)).name.lower(),
+        "zone": "graveyard" if zone == GRAVEYARD else zone,
     }
 
 
@@ -677,6 +857,7 @@ def _spell_trap(s: State, p: int, z: int) -> dict[str, Any]:
         "kind": KIND_NAME[Kind(g("s_kind", p, z))],
         "effect": Effect(g("s_eff", p, z)).name.lower(),
         "face": "up" if g("s_up", p, z) else "down",
+        "cost": COST_NAME[Cost(g("s_cost", p, z))],
     }
 
 
@@ -694,13 +875,15 @@ def _player(s: State, p: int) -> dict[str, Any]:
 
 def _link(s: State, j: int) -> dict[str, Any]:
     g = s.g
+    kind = Kind(g("c_kind", j))
     out: dict[str, Any] = {
         "player": g("c_owner", j),
-        "kind": KIND_NAME[Kind(g("c_kind", j))],
+        "kind": LINK_KIND_NAME[kind],
         "effect": Effect(g("c_eff", j)).name.lower(),
-        "zone": g("c_zone", j),
+        "zone": "graveyard" if kind == Kind.TRIGGER else g("c_zone", j),
         "negated": bool(g("c_neg", j)),
         "left_field": bool(g("c_gone", j)),
+        "cost": COST_NAME[Cost(g("c_cost", j))],
     }
     if Effect(g("c_eff", j)) in TARGETED:
         area = "spell_trap" if g("c_ta", j) else "monster"
@@ -760,7 +943,10 @@ def describe(s: State) -> dict[str, Any]:
             else {"zone": z, "empty": True}
             for z in range(r.spell_trap_zones)
         ]
-        players.append({**_player(s, p), "monsters": monsters, "spells_traps": spells})
+        pending = _pending(s, p)
+        players.append(
+            {**_player(s, p), "monsters": monsters, "spells_traps": spells, "pending_trigger": pending or "none"}
+        )
     winner = g("winner")
     return {
         **_common(s),
@@ -837,15 +1023,25 @@ def moves(a: Any) -> list[Move]:
     if isinstance(a, EndStep):
         return [Move("end_step", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
     if isinstance(a, NormalSummon):
-        return [Move(a.action, {"atk": _stat(a.atk), "defv": _stat(a.def_)})]
+        mkind = MONSTER_EFFECT_TYPES[a.effect.type] if a.effect else MonsterEffect.NONE
+        meff = EFFECTS[a.effect.effect] if a.effect else Effect.NONE
+        return [Move(a.action, {"atk": _stat(a.atk), "defv": _stat(a.def_), "mkind": int(mkind), "eff": int(meff)})]
     if isinstance(a, ZoneAction):
         return [Move(a.action, {"zone": a.zone})]
     if isinstance(a, SetSpellTrap):
-        return [Move("set_spell_trap", {"kind": int(SPELL_TRAP_KINDS[a.kind]), "eff": int(EFFECTS[a.effect])})]
+        params = {"kind": int(SPELL_TRAP_KINDS[a.kind]), "eff": int(EFFECTS[a.effect]), "cost": int(COSTS[a.cost])}
+        return [Move("set_spell_trap", params)]
     if isinstance(a, Activate):
         zone = HAND if a.source == "hand" else a.source
         params = {"zone": zone, "kind": int(SPELL_TRAP_KINDS[a.kind]), "eff": int(EFFECTS[a.effect])}
+        params["cost"] = int(COSTS[a.cost])
         return [Move("activate", {**params, **_target_params(a.target)})]
+    if isinstance(a, ActivateEffect):
+        kind = MONSTER_KIND[MONSTER_EFFECT_TYPES[a.type]]
+        params = {"zone": a.monster, "kind": int(kind), "eff": int(EFFECTS[a.effect]), "cost": 0}
+        return [Move("activate", {**params, **_target_params(a.target)})]
+    if isinstance(a, Trigger):
+        return [Move("trigger", {"pos": not a.decline, **_target_params(a.target)})]
     if isinstance(a, Resolve):
         params = {"atk": 0, "defv": 0, "pos": 0, "amount": 0}
         if a.summon is not None:
@@ -894,7 +1090,15 @@ def board_of(s: State) -> dict[str, Any]:
             for z in range(r.spell_trap_zones)
             if g("s_occ", p, z)
         ]
-        players.append({**_player(s, p), "monsters": monsters, "spells_traps": spells})
+        pending = _pending(s, p)
+        players.append(
+            {
+                **_player(s, p),
+                "monsters": monsters,
+                "spells_traps": spells,
+                **({"pending_trigger": pending} if pending else {}),
+            }
+        )
     out["players"] = players
     out["chain"] = [_link(s, j) for j in range(g("chain_len"))]
     attack = _attack(s)
@@ -915,6 +1119,11 @@ def summoned(pre: State, post: State) -> bool:
     return monsters(post) > monsters(pre)
 
 
+def _target_out(p: dict[str, int]) -> dict[str, Any]:
+    area = "spell_trap" if p["tarea"] else "monster"
+    return {"player": p["tplayer"], "area": area, "zone": p["tzone"]}
+
+
 def log_action(pre: State, name: str, params: dict[str, int], post: State | None = None) -> dict[str, Any]:
     """A model action taken in `pre` (leading to `post`) as a log action (JSON), the inverse of `moves`."""
     p = params
@@ -926,21 +1135,45 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
             out["then"] = CHOICE_NAME[p["choice"]]
         return out
     if name in ("normal_summon", "set_monster"):
-        return {"action": name, "atk": p["atk"] * POINTS, "def": p["defv"] * POINTS}
+        out = {"action": name, "atk": p["atk"] * POINTS, "def": p["defv"] * POINTS}
+        if p.get("mkind"):
+            mkind = MonsterEffect(p["mkind"])
+            out["effect"] = {"type": EFFECT_TYPE_NAME[mkind], "effect": Effect(p["eff"]).name.lower()}
+        return out
     if name in ("flip_summon", "change_position"):
         return {"action": name, "zone": p["zone"]}
     if name == "set_spell_trap":
-        return {"action": name, "kind": KIND_NAME[Kind(p["kind"])], "effect": Effect(p["eff"]).name.lower()}
+        out = {"action": name, "kind": KIND_NAME[Kind(p["kind"])], "effect": Effect(p["eff"]).name.lower()}
+        if p.get("cost"):
+            out["cost"] = COST_NAME[Cost(p["cost"])]
+        return out
     if name == "activate":
-        out = {
-            "action": "activate",
-            "from": "hand" if p["zone"] == HAND else p["zone"],
-            "kind": KIND_NAME[Kind(p["kind"])],
-            "effect": Effect(p["eff"]).name.lower(),
-        }
+        kind = Kind(p["kind"])
+        if kind in (Kind.IGNITION, Kind.QUICK_EFFECT):
+            out = {
+                "action": "activate_effect",
+                "monster": p["zone"],
+                "type": "ignition" if kind == Kind.IGNITION else "quick",
+                "effect": Effect(p["eff"]).name.lower(),
+            }
+        else:
+            out = {
+                "action": "activate",
+                "from": "hand" if p["zone"] == HAND else p["zone"],
+                "kind": KIND_NAME[kind],
+                "effect": Effect(p["eff"]).name.lower(),
+            }
+            if p.get("cost"):
+                out["cost"] = COST_NAME[Cost(p["cost"])]
         if Effect(p["eff"]) in TARGETED:
-            area = "spell_trap" if p["tarea"] else "monster"
-            out["target"] = {"player": p["tplayer"], "area": area, "zone": p["tzone"]}
+            out["target"] = _target_out(p)
+        return out
+    if name == "trigger":
+        out = {"action": "trigger"}
+        if not p.get("pos"):
+            out["decline"] = True
+        elif post is not None and Effect(post.g("c_eff", post.g("chain_len") - 1)) in TARGETED:
+            out["target"] = _target_out(p)
         return out
     if name == "resolve":
         out = {"action": "resolve"}

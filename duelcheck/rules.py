@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +36,12 @@ class Rules(BaseModel):
     starting_hand: int = Field(5, ge=0, le=20, description="cards each player draws before the duel")
     deck_size: int = Field(40, ge=0, le=100, description="cards in each main deck")
     chain_links: int = Field(5, ge=1, le=7, description="model bound: the longest chain the model holds")
+    damage_step_activations: Literal["6.3.4.3", "seed-000"] = Field(
+        "6.3.4.3",
+        description="what may be activated in the Damage Step: 6.3.4.3 (Counter Traps, negating effects, ATK/DEF "
+        "changes up to before damage calculation, and the triggered effects it lists) or seed-000 (the older "
+        "overview: only ATK/DEF changes and Counter Traps, up to before damage calculation)",
+    )
 
     def model_post_init(self, __context: Any) -> None:
         if self.starting_hand > self.deck_size:
@@ -83,7 +89,10 @@ def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
             msg = f"unknown key; expected one of {', '.join(Rules.model_fields)}"
         else:
             field = Rules.model_fields.get(key)
-            want = field.annotation.__name__ if field and field.annotation is not None else "a valid value"
+            want = getattr(field.annotation, "__name__", None) if field is not None else None
+            if field is not None and getattr(field.annotation, "__origin__", None) is Literal:
+                want = "one of " + ", ".join(repr(v) for v in field.annotation.__args__)
+            want = want or "a valid value"
             msg = f"{err['msg']} (expected {want})"
         raise _fail(path, key, msg) from None
     except ValueError as exc:  # cross-field checks

@@ -95,21 +95,69 @@ class Effect(IntEnum):
     DRAW = 7  # the controller draws a card
     NEGATE_ATTACK = 8  # only at an attack declaration: negate the attack
     SKIP_MAIN1 = 9  # the opponent skips their next Main Phase 1
+    CHANGE_POSITION = 10  # change a targeted monster's battle position (a face-down one to face-up Attack)
+    SET_FACE_DOWN = 11  # change a targeted face-up monster to face-down Defense Position
+    END_BATTLE_PHASE = 12  # 6.3.4.4: end the Battle Phase: the duel goes straight to the End Step
 
 
-TARGETED = (Effect.DESTROY_CARD, Effect.CHANGE_ATK)
+TARGETED = (Effect.DESTROY_CARD, Effect.CHANGE_ATK, Effect.CHANGE_POSITION, Effect.SET_FACE_DOWN)
+
+
+class MonsterEffect(IntEnum):
+    """The effect type an abstract monster carries (seed 000, spell speeds): what it may activate."""
+
+    NONE = 0  # a monster without an effect
+    IGNITION = 1  # speed 1: activated by its controller in their Main Phase, open game state
+    QUICK = 2  # speed 2: either player's turn, also as a response
+    FLIP = 3  # "FLIP:": flipped face-up by an attack, activated after damage calculation (6.3.4.3.2, 6.3.4.3.4)
+    TRIGGER = 4  # "when this card is destroyed by battle and sent to the Graveyard" (6.3.4.3.5)
+
+
+# the chain link kind of each monster effect type
+MONSTER_KIND = {
+    MonsterEffect.IGNITION: Kind.IGNITION,
+    MonsterEffect.QUICK: Kind.QUICK_EFFECT,
+    MonsterEffect.FLIP: Kind.FLIP,
+    MonsterEffect.TRIGGER: Kind.TRIGGER,
+}
+MONSTER_KINDS = (Kind.IGNITION, Kind.TRIGGER, Kind.FLIP, Kind.QUICK_EFFECT)
+
+
+class Cost(IntEnum):
+    """The cost of an activation, paid on activation and not returned if it is negated (seed 000's chain
+    example: Magic Jammer discards a card as its cost)."""
+
+    NONE = 0
+    DISCARD = 1  # discard one card from the hand
+    PAY_LP = 2  # pay LP_COST Life Points
+
+
+class Pending(IntEnum):
+    """A player's triggered effect waiting to be activated (6.3.4.3.2, 6.3.4.3.4, 6.3.4.3.5)."""
+
+    NONE = 0
+    FLIPPED = 1  # a Flip monster was turned face-up by the attack; its effect waits for damage calculation
+    FLIP_DUE = 2  # after damage calculation: the Flip effect is activated now (6.3.4.3.4)
+    TRIGGER_DUE = 3  # end of the Damage Step: the battle-destroyed monster's effect, from the Graveyard (6.3.4.3.5)
+
 
 # ATK, DEF and LP are held in units of 100 points (every printed value is a multiple of 100);
 # duel logs and the text view of a trace show real points; ITF traces hold the model's values.
 POINTS = 100
-# Monster stats a card can have (0 to 3000); ATK changes move by 500 or 1000, clamped to [0, 9000].
+# A monster's ATK and DEF are any multiple of 100 from 0 to 9000 (ATK_CAP); an ATK change moves by any
+# multiple of 100, clamped to that range. The bounded search draws summoned monsters' stats from
+# STAT_VALUES and ATK changes from ATK_CHANGES: a search choice (it keeps the play space small), not a
+# rule; replay, simulation of logs and the induction proofs take every value.
 STAT_VALUES = (0, 5, 10, 15, 20, 25, 30)
 ATK_CHANGES = (-10, -5, 5, 10)
 ATK_CAP = 90
 
+LP_COST = 10  # an LP cost: 1000 LP, in units of 100
+
 DIRECT = 5  # attack target: the opponent directly
 STOP = 6  # replay choice: stop the attack
 HAND = 7  # activation source: from the hand
+GRAVEYARD = 6  # chain link source: a monster effect activated from the Graveyard
 
 # Choice made by the turn player when Main Phase 1 ends (6.3.3); every other pass makes none.
 NO_CHOICE = 0

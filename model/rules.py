@@ -18,8 +18,12 @@ from duelcheck.model.cards import (
     ATK_CHANGES,
     DAMAGE_STEP,
     DIRECT,
+    GRAVEYARD,
     HAND,
+    LP_COST,
     MAIN_PHASES,
+    MONSTER_KIND,
+    MONSTER_KINDS,
     NO_CHOICE,
     SPEED,
     SPELLS,
@@ -31,8 +35,11 @@ from duelcheck.model.cards import (
     TO_END,
     TO_MAIN2,
     TRAPS,
+    Cost,
     Effect,
     Kind,
+    MonsterEffect,
+    Pending,
     Phase,
 )
 from duelcheck.model.kit import Val
@@ -84,6 +91,60 @@ def live(s: State) -> Val:
     return s.g("winner") == 0
 
 
+def duel_over(s: State) -> str:
+    """The rule that ended the duel, for a judge refusing any later action."""
+    loser = 1 if s.g("winner") == 1 else 0
+    if s.g("lp", loser) <= 0:
+        return f"seed 000 (winning): the duel is over: player {loser}'s LP fell to 0"
+    return f"6.3.1: the duel is over: player {loser} had to draw from an empty deck"
+
+
+def require_live(s: State, n: Builder) -> None:
+    n.require(live(s), duel_over)
+
+
+# the clause of each phase or step that says activation there starts with the turn player
+PHASE_CLAUSE = {
+    Phase.DRAW: "6.3.1",
+    Phase.STANDBY: "6.3.2",
+    Phase.MAIN1: "6.3.3",
+    Phase.BATTLE_START: "6.3.4.1",
+    Phase.BATTLE_STEP: "6.3.4.2",
+    Phase.DMG_START: "6.3.4.3.1",
+    Phase.DMG_BEFORE: "6.3.4.3.2",
+    Phase.DMG_DURING: "6.3.4.3.3",
+    Phase.DMG_AFTER: "6.3.4.3.4",
+    Phase.DMG_END: "6.3.4.3.5",
+    Phase.BATTLE_END: "6.3.4.4",
+    Phase.MAIN2: "6.3.5",
+    Phase.END: "6.3.6",
+}
+
+
+def not_holding_priority(s: State) -> str:
+    """Why a player who does not hold priority may not act now, citing the clause that gives it to another."""
+    ph = Phase(s.g("phase"))
+    if s.g("chain_len") == 0 and not s.g("passed") and s.g("prio") == s.tp:
+        after = "after the draw, " if ph == Phase.DRAW else ""
+        return f"{PHASE_CLAUSE[ph]}: {after}activation starts with the turn player, who holds priority"
+    if s.g("chain_len") > 0 and not s.g("passed"):
+        return "seed 000: after a new chain link the other player may respond first"
+    return "6.3: the player does not hold priority"
+
+
+def trigger_due(s: State, p: Val) -> Val:
+    return s.k.one_of(s.g("trig", p), (Pending.FLIP_DUE, Pending.TRIGGER_DUE))
+
+
+def any_trigger_due(s: State) -> Val:
+    return s.k.or_(trigger_due(s, 0), trigger_due(s, 1))
+
+
+def waiting_trigger(s: State) -> str:
+    clause = "6.3.4.3.5" if s.g("phase") == Phase.DMG_END else "6.3.4.3.4"
+    return f"{clause}: a triggered effect is waiting: it is activated (or declined) first, the turn player's first"
+
+
 def must_draw(s: State) -> Val:
     """6.3.1: the turn player draws at the start of the Draw Phase, except the first player on turn 1."""
     return s.k.or_(s.g("turn") > 1, s.r.first_turn_draw)
@@ -102,9 +163,12 @@ def replay_due(s: State) -> Val:
 def require_can_act(s: State, n: Builder, p: Val) -> None:
     """Player p holds priority in a state where players act (6.3)."""
     k = s.k
-    n.require(live(s), "the duel is over")
-    n.require(s.g("prio") == p, "6.3: the player does not hold priority")
-    n.require(k.not_(s.g("resolving")), "seed 000: no activation while a chain resolves")
+    require_live(s, n)
+    n.require(s.g("prio") == p, not_holding_priority)
+    n.require(
+        k.not_(s.g("resolving")), "seed 000: the chain is resolving, last link first; nobody acts until it has resolved"
+    )
+    n.require(k.not_(any_trigger_due(s)), waiting_trigger)
     n.require(k.not_(s.g("discarding")), "6.3.6: the turn player is discarding to the hand limit")
     n.require(k.not_(draw_pending(s)), "6.3.1: nothing is done in the Draw Phase before the normal draw")
     n.require(k.not_(replay_due(s)), "6.3.4.2.1: the attacking player must first choose a new target or stop")
@@ -140,14 +204,30 @@ def winner_if_loses(s: State, p: Val) -> Val:
 
 # -- field changes shared by several rules -----------------------------------------------------
 
-MONSTER_FIELDS = ("m_occ", "m_up", "m_def", "m_atk", "m_defv", "m_fresh", "m_moved", "m_decl", "m_doomed")
-SPELL_FIELDS = ("s_occ", "s_up", "s_kind", "s_eff", "s_fresh")
-LINK_FIELDS = ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_neg", "c_gone")
+MONSTER_FIELDS = (
+    "m_occ",
+    "m_up",
+    "m_def",
+    "m_atk",
+    "m_defv",
+    "m_fresh",
+    "m_moved",
+    "m_decl",
+    "m_doomed",
+    "m_kind",
+    "m_eff",
+    "m_used",
+)
+SPELL_FIELDS = ("s_occ", "s_up", "s_kind", "s_eff", "s_fresh", "s_cost")
+LINK_FIELDS = ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_neg", "c_gone", "c_cost")
 
 
 def clear(n: Builder, fields: Iterable[str], *idx: Val) -> None:
     for f in fields:
         n.set(f, *idx, n.schema[f].zero())
+
+
+TRIGGER_FIELDS = ("trig", "trig_eff", "trig_zone")
 
 
 def end_attack(n: Builder) -> None:
@@ -213,12 +293,15 @@ def destroy_spell(n: Builder, p: Val, z: Val) -> None:
         clear(n, SPELL_FIELDS, p, z)
         n.add("gy", p, 1)
         for j in range(n.r.chain_links):
-            on_chain = k.and_(j < n.g("chain_len"), n.g("c_owner", j) == p, n.g("c_zone", j) == z)
+            card = k.not_(k.one_of(n.g("c_kind", j), MONSTER_KINDS))  # a Spell/Trap's link, not a monster's
+            on_chain = k.and_(j < n.g("chain_len"), card, n.g("c_owner", j) == p, n.g("c_zone", j) == z)
             with n.when(on_chain):
                 n.set("c_gone", j, True)
 
 
-def place_monster(n: Builder, p: Val, atk: Val, defv: Val, defense: Val, up: Val) -> None:
+def place_monster(
+    n: Builder, p: Val, atk: Val, defv: Val, defense: Val, up: Val, mkind: Val = 0, meff: Val = 0
+) -> None:
     """A monster enters player p's field (a Normal Summon, a Set or a Special Summon)."""
     free, z = first_free(n, n.row("m_occ", p))
     n.require(free, "the player has no free Monster Zone")
@@ -228,6 +311,8 @@ def place_monster(n: Builder, p: Val, atk: Val, defv: Val, defense: Val, up: Val
     n.set("m_atk", p, z, atk)
     n.set("m_defv", p, z, defv)
     n.set("m_fresh", p, z, True)
+    n.set("m_kind", p, z, mkind)
+    n.set("m_eff", p, z, meff)
     monster_count_changed(n, p)
 
 
@@ -251,7 +336,7 @@ def next_turn(n: Builder) -> None:
     n.set("discarding", False)
     for p in (0, 1):
         for z in range(r.monster_zones):
-            for f in ("m_fresh", "m_moved", "m_decl"):
+            for f in ("m_fresh", "m_moved", "m_decl", "m_used"):
                 n.set(f, p, z, False)
         for z in range(r.spell_trap_zones):
             n.set("s_fresh", p, z, False)
@@ -324,7 +409,12 @@ def advance(n: Builder, choice: Val) -> None:
     ph = n.g("phase")
     decides = k.or_(ph == Phase.MAIN1, k.and_(ph == Phase.STANDBY, n.g("skip_m1", tp)))
     with n.when(k.not_(decides)):
-        n.require(choice == NO_CHOICE, "6.3.3: only the end of Main Phase 1 offers a choice")
+        # 6.3.5: Main Phase 2 follows the end of a Battle Phase (saying so there is no choice, but not wrong)
+        n.require(
+            k.or_(choice != TO_MAIN2, k.and_(ph == Phase.BATTLE_END, r.main_phase_2)),
+            "6.3.5: Main Phase 2 comes only when a Battle Phase ends",
+        )
+        n.require(k.or_(choice == NO_CHOICE, choice == TO_MAIN2), "6.3.3: only the end of Main Phase 1 offers a choice")
     with n.when(ph == Phase.DRAW):  # 6.3.1
         enter_phase(n, Phase.STANDBY)
     with n.when(ph == Phase.STANDBY):  # 6.3.2; seed 000: Main Phase 1 skipped
@@ -343,21 +433,38 @@ def advance(n: Builder, choice: Val) -> None:
         enter_phase(n, k.ite(n.g("attacking"), int(Phase.DMG_START), int(Phase.BATTLE_END), w=4))
     with n.when(ph == Phase.DMG_START):  # 6.3.4.3.1 -> 6.3.4.3.2: a face-down target is turned face-up
         enter_phase(n, Phase.DMG_BEFORE)
-        tz = n.g("atk_tgt")
+        tz, opp = n.g("atk_tgt"), n.other(tp)
         with n.when(k.and_(n.g("attacking"), tz != DIRECT)):
-            n.set("m_up", n.other(tp), tz, True)
+            # 6.3.4.3.2: a Flip effect is not activated now; it waits for damage calculation (6.3.4.3.4)
+            with n.when(k.and_(k.not_(n.g("m_up", opp, tz)), n.g("m_kind", opp, tz) == MonsterEffect.FLIP)):
+                n.set("trig", opp, Pending.FLIPPED)
+                n.set("trig_eff", opp, n.g("m_eff", opp, tz))
+                n.set("trig_zone", opp, tz)
+            n.set("m_up", opp, tz, True)
     with n.when(ph == Phase.DMG_BEFORE):  # 6.3.4.3.2 -> 6.3.4.3.3
         enter_phase(n, Phase.DMG_DURING)
     with n.when(ph == Phase.DMG_DURING):  # 6.3.4.3.3 -> 6.3.4.3.4
         damage_calculation(n)
         enter_phase(n, Phase.DMG_AFTER)
+        for p in (0, 1):  # 6.3.4.3.4: a Flip effect of a monster flipped by this attack is activated now
+            with n.when(n.g("trig", p) == Pending.FLIPPED):
+                with n.when(n.g("m_occ", p, n.g("trig_zone", p))):
+                    n.set("trig", p, Pending.FLIP_DUE)
+                with n.when(k.not_(n.g("m_occ", p, n.g("trig_zone", p)))):
+                    clear(n, TRIGGER_FIELDS, p)
     with n.when(ph == Phase.DMG_AFTER):  # 6.3.4.3.4 -> 6.3.4.3.5
         enter_phase(n, Phase.DMG_END)
-    with n.when(ph == Phase.DMG_END):  # 6.3.4.3.5: battle-destroyed monsters go to the Graveyard
+        # 6.3.4.3.5: the timing where monsters destroyed by battle are sent to the Graveyard; effects
+        # "when this card is destroyed by battle and sent to the Graveyard" are activated after it
         for p in (0, 1):
             for z in range(r.monster_zones):
                 with n.when(n.g("m_doomed", p, z)):
+                    with n.when(n.g("m_kind", p, z) == MonsterEffect.TRIGGER):
+                        n.set("trig", p, Pending.TRIGGER_DUE)
+                        n.set("trig_eff", p, n.g("m_eff", p, z))
+                        n.set("trig_zone", p, GRAVEYARD)
                     to_graveyard(n, p, z)
+    with n.when(ph == Phase.DMG_END):  # 6.3.4.3.5: the battle is over; back to the Battle Step
         end_attack(n)
         enter_phase(n, Phase.BATTLE_STEP)
     with n.when(ph == Phase.BATTLE_END):  # 6.3.4.4 -> 6.3.5
@@ -386,6 +493,16 @@ def _stats(s: State) -> Iterator[dict[str, int]]:
             yield {"atk": atk, "defv": defv}
 
 
+def _monsters(s: State) -> Iterator[dict[str, int]]:
+    """Monsters to summon or Set: every stat pair the search tries, with each effect of the catalogue."""
+    if s.g("hand", s.tp) == 0 or s.g("phase") not in MAIN_PHASES or s.g("chain_len") > 0:
+        return  # no summon is possible (a shortcut; the guard decides, and a test checks nothing is missed)
+    kinds = [(0, 0)] + [(int(m), int(e)) for m, effects in MONSTER_EFFECTS.items() for e in effects]
+    for st in _stats(s):
+        for mkind, eff in kinds:
+            yield {**st, "mkind": mkind, "eff": eff}
+
+
 def _my_monster_zones(s: State) -> Iterator[dict[str, int]]:
     for z in range(s.r.monster_zones):
         yield {"zone": z}
@@ -399,7 +516,8 @@ def _choices(s: State) -> Iterator[dict[str, int]]:
 def _spell_trap(s: State) -> Iterator[dict[str, int]]:
     for kind in (*SPELLS, *TRAPS):
         for eff in Effect:
-            yield {"kind": int(kind), "eff": int(eff)}
+            for cost in Cost:
+                yield {"kind": int(kind), "eff": int(eff), "cost": int(cost)}
 
 
 def _targets(s: State, eff: int) -> Iterator[dict[str, int]]:
@@ -408,23 +526,31 @@ def _targets(s: State, eff: int) -> Iterator[dict[str, int]]:
         return
     for tp in (0, 1):
         for z in range(s.r.monster_zones):
-            yield {"tplayer": tp, "tarea": 0, "tzone": z}
+            if s.g("m_occ", tp, z):  # a shortcut: only a card on the field is a target
+                yield {"tplayer": tp, "tarea": 0, "tzone": z}
         if eff == Effect.DESTROY_CARD:
             for z in range(s.r.spell_trap_zones):
-                yield {"tplayer": tp, "tarea": 1, "tzone": z}
+                if s.g("s_occ", tp, z):
+                    yield {"tplayer": tp, "tarea": 1, "tzone": z}
 
 
 def _activations(s: State) -> Iterator[dict[str, int]]:
     p = s.g("prio")
-    sources: list[tuple[int, int, int]] = []
+    sources: list[tuple[int, int, int, int]] = []
+    if s.g("resolving") or s.g("winner"):
+        return  # a shortcut: nothing is activated now
     if s.g("hand", p) > 0:
-        sources += [(HAND, int(kind), int(eff)) for kind in SPELLS for eff in Effect]
+        sources += [(HAND, int(kind), int(eff), int(cost)) for kind in SPELLS for eff in Effect for cost in Cost]
     for z in range(s.r.spell_trap_zones):
         if s.g("s_occ", p, z) and not s.g("s_up", p, z):
-            sources.append((z, s.g("s_kind", p, z), s.g("s_eff", p, z)))
-    for zone, kind, eff in sources:
+            sources.append((z, s.g("s_kind", p, z), s.g("s_eff", p, z), s.g("s_cost", p, z)))
+    for z in range(s.r.monster_zones):
+        mkind = s.g("m_kind", p, z)
+        if s.g("m_occ", p, z) and mkind in (MonsterEffect.IGNITION, MonsterEffect.QUICK):
+            sources.append((z, int(MONSTER_KIND[MonsterEffect(mkind)]), s.g("m_eff", p, z), 0))
+    for zone, kind, eff, cost in sources:
         for t in _targets(s, eff):
-            yield {"zone": zone, "kind": kind, "eff": eff, **t}
+            yield {"zone": zone, "kind": kind, "eff": eff, "cost": cost, **t}
 
 
 def _resolutions(s: State) -> Iterator[dict[str, int]]:
@@ -461,7 +587,7 @@ def _reselections(s: State) -> Iterator[dict[str, int]]:
 def normal_draw(s: State, a: Params, n: Builder) -> None:
     """The turn player draws one card at the start of the Draw Phase; with an empty deck, they lose."""
     k, tp = s.k, s.tp
-    n.require(live(s), "the duel is over")
+    require_live(s, n)
     n.require(s.g("phase") == Phase.DRAW, "6.3.1: the normal draw is made in the Draw Phase")
     n.require(k.not_(s.g("drew")), "6.3.1: the turn player draws only one card in the Draw Phase")
     n.require(must_draw(s), "6.3.1: the player who goes first does not draw on turn 1")
@@ -482,6 +608,7 @@ def pass_(s: State, a: Params, n: Builder) -> None:
     require_can_act(s, n, p)
     second = s.g("passed")
     with n.when(k.not_(second)):
+        n.require(a.choice != TO_MAIN2, "6.3.5: Main Phase 2 comes only when a Battle Phase ends")
         n.require(a.choice == NO_CHOICE, "6.3.3: only the end of Main Phase 1 offers a choice")
         n.set("passed", True)
         n.set("prio", s.other(p))
@@ -518,34 +645,56 @@ def in_succession(n: Builder, body: Body, a: Params) -> None:
     n.guards.extend(then.guards)
 
 
-@action("normal_summon", "6.3.5", ("atk", "defv"), _stats)
+@action("normal_summon", "6.3.5", ("atk", "defv", "mkind", "eff"), _monsters)
 def normal_summon(s: State, a: Params, n: Builder) -> None:
     """Normal Summon a monster from the hand in face-up Attack Position."""
     summon_or_set(s, a, n, defense=False, up=True)
 
 
-@action("set_monster", "6.3.5", ("atk", "defv"), _stats)
+@action("set_monster", "6.3.5", ("atk", "defv", "mkind", "eff"), _monsters)
 def set_monster(s: State, a: Params, n: Builder) -> None:
     """Set a monster from the hand in face-down Defense Position."""
     summon_or_set(s, a, n, defense=True, up=False)
 
 
 def summon_or_set(s: State, a: Params, n: Builder, defense: bool, up: bool) -> None:
-    k, r, tp = s.k, s.r, s.tp
+    r, tp = s.r, s.tp
     require_open_main(s, n)
     n.require(
         s.g("nsum") < r.normal_summons_per_turn,
         f"6.3.5: only {r.normal_summons_per_turn} Normal Summon or Set per turn, across Main Phase 1 and 2",
     )
     n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
-    n.require(
-        k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)),
-        "model catalogue: a summoned monster's ATK and DEF are 0, 500, ..., 3000",
-    )
+    require_stats(n, a.atk, a.defv)
+    require_monster_effect(n, a.mkind, a.eff)
     n.add("hand", tp, -1)
     n.add("nsum", 1)
     n.set("passed", False)
-    place_monster(n, tp, a.atk, a.defv, defense, up)
+    place_monster(n, tp, a.atk, a.defv, defense, up, a.mkind, a.eff)
+
+
+def require_stats(n: Builder, atk: Val, defv: Val) -> None:
+    k = n.k
+    n.require(
+        k.and_(atk >= 0, atk <= ATK_CAP, defv >= 0, defv <= ATK_CAP),
+        "model range: a monster's ATK and DEF are multiples of 100 from 0 to 9000",
+    )
+
+
+# the model's monster catalogue: the effects each effect type may carry
+MONSTER_EFFECTS: dict[MonsterEffect, tuple[Effect, ...]] = {
+    MonsterEffect.IGNITION: (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON),
+    MonsterEffect.QUICK: (Effect.NEGATE, Effect.CHANGE_ATK, Effect.CHANGE_POSITION),
+    MonsterEffect.FLIP: (Effect.DESTROY_CARD, Effect.DRAW),
+    MonsterEffect.TRIGGER: (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON),
+}
+
+
+def require_monster_effect(n: Builder, mkind: Val, eff: Val) -> None:
+    k = n.k
+    options = [k.and_(mkind == 0, eff == 0)]
+    options += [k.and_(mkind == m, k.one_of(eff, effects)) for m, effects in MONSTER_EFFECTS.items()]
+    n.require(k.or_(*options), "model catalogue: a monster's effect type and effect")
 
 
 @action("flip_summon", "6.3.3", ("zone",), _my_monster_zones)
@@ -562,6 +711,15 @@ def flip_summon(s: State, a: Params, n: Builder) -> None:
     n.set("m_def", tp, z, False)
     n.set("m_moved", tp, z, True)
     n.set("passed", False)
+    flipped(n, tp, z)
+
+
+def flipped(n: Builder, p: Val, z: Val) -> None:
+    """A face-down monster was turned face-up (not by an attack): its Flip effect is activated next."""
+    with n.when(n.g("m_kind", p, z) == MonsterEffect.FLIP):
+        n.set("trig", p, Pending.FLIP_DUE)
+        n.set("trig_eff", p, n.g("m_eff", p, z))
+        n.set("trig_zone", p, z)
 
 
 @action("change_position", "6.3.3", ("zone",), _my_monster_zones)
@@ -586,7 +744,7 @@ def change_position(s: State, a: Params, n: Builder) -> None:
     n.set("passed", False)
 
 
-@action("set_spell_trap", "seed 000", ("kind", "eff"), _spell_trap)
+@action("set_spell_trap", "seed 000", ("kind", "eff", "cost"), _spell_trap)
 def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     """Set a Spell or Trap from the hand face-down; as many as free zones allow."""
     k, tp = s.k, s.tp
@@ -594,6 +752,7 @@ def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
     n.require(k.one_of(a.kind, (*SPELLS, *TRAPS)), "only a Spell or a Trap is Set in a Spell & Trap Zone")
     n.require(k.one_of(a.eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
+    n.require(k.one_of(a.cost, tuple(Cost)), "model catalogue: a cost from the catalogue")
     free, z = first_free(s, s.row("s_occ", tp))
     n.require(free, "seed 000: no free Spell & Trap Zone")
     n.add("hand", tp, -1)
@@ -601,20 +760,29 @@ def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     n.set("s_kind", tp, z, a.kind)
     n.set("s_eff", tp, z, a.eff)
     n.set("s_fresh", tp, z, True)
+    n.set("s_cost", tp, z, a.cost)
     n.set("passed", False)
 
 
-@action("activate", "seed 000", ("zone", "kind", "eff", "tplayer", "tarea", "tzone"), _activations)
+@action("activate", "seed 000", ("zone", "kind", "eff", "tplayer", "tarea", "tzone", "cost"), _activations)
 def activate(s: State, a: Params, n: Builder) -> None:
-    """Activate a Spell from the hand or a Set Spell/Trap, as a new chain link."""
+    """Activate a Spell from the hand, a Set Spell/Trap, or a face-up monster's Ignition or Quick effect, as a
+    new chain link, paying its cost."""
     k, r, tp = s.k, s.r, s.tp
     p = s.g("prio")
     require_can_act(s, n, p)
     length = s.g("chain_len")
     n.require(length < r.chain_links, f"model bound: the chain holds at most {r.chain_links} links")
-    from_hand = a.zone == HAND
     kind, eff = a.kind, a.eff
     n.require(k.one_of(eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
+    n.require(k.one_of(a.cost, tuple(Cost)), "model catalogue: a cost from the catalogue")
+    n.require(
+        k.not_(k.one_of(kind, (Kind.FLIP, Kind.TRIGGER))),
+        "6.3.4.3.4: a Flip or Trigger effect is activated when its event happens (trigger), not at will",
+    )
+    monster = k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))
+    from_hand = k.and_(a.zone == HAND, k.not_(monster))
+    card = k.not_(monster)  # a Spell or Trap card, from the hand or Set
     with n.when(from_hand):
         n.require(k.one_of(kind, SPELLS), "a Trap must be Set before it is activated; only Spells from the hand")
         n.require(s.g("hand", p) > 0, "the player has no card in hand")
@@ -623,16 +791,27 @@ def activate(s: State, a: Params, n: Builder) -> None:
             "a Quick-Play Spell is activated from the hand only in its controller's own turn",
         )
     free, hand_zone = first_free(s, s.row("s_occ", p))
-    with n.when(k.not_(from_hand)):
+    with n.when(k.and_(card, k.not_(from_hand))):
         n.require(a.zone < r.spell_trap_zones, "no such Spell & Trap Zone")
         n.require(k.and_(s.g("s_occ", p, a.zone), k.not_(s.g("s_up", p, a.zone))), "no Set card in that zone")
         n.require(k.and_(kind == s.g("s_kind", p, a.zone), eff == s.g("s_eff", p, a.zone)), "the Set card's kind")
+        n.require(a.cost == s.g("s_cost", p, a.zone), "the Set card's cost")
         n.require(
             k.not_(k.and_(s.g("s_fresh", p, a.zone), k.one_of(kind, (*TRAPS, Kind.QUICK_SPELL)))),
             "a Trap or a Set Quick-Play Spell cannot be activated on the turn it was Set (zone {zone})",
         )
     with n.when(from_hand):
         n.require(free, "no free Spell & Trap Zone for the Spell")
+    with n.when(monster):  # seed 000: a monster's Ignition (speed 1) or Quick effect (speed 2)
+        n.require(a.zone < r.monster_zones, "no such Monster Zone")
+        n.require(k.and_(s.g("m_occ", p, a.zone), s.g("m_up", p, a.zone)), "no face-up monster in that zone")
+        mkind = k.ite(kind == Kind.IGNITION, int(MonsterEffect.IGNITION), int(MonsterEffect.QUICK), w=3)
+        n.require(
+            k.and_(s.g("m_kind", p, a.zone) == mkind, s.g("m_eff", p, a.zone) == eff),
+            "the monster in zone {zone} has no such effect",
+        )
+        n.require(k.not_(s.g("m_used", p, a.zone)), "model catalogue: a monster's effect is used once per turn")
+        n.require(a.cost == Cost.NONE, "model catalogue: a monster's effect has no cost")
     sp = speed(s, kind)
     with n.when(sp == 1):  # 6.3.3: speed 1 only by the turn player in their Main Phase
         n.require(
@@ -646,16 +825,25 @@ def activate(s: State, a: Params, n: Builder) -> None:
             n.require(
                 sp >= speed(s, top_kind), "seed 000: a response must be at least the speed of the link it answers"
             )
-    with n.when(s.is_phase(*DAMAGE_STEP)):  # 6.3.4.3: Damage Step activations
-        n.require(
-            k.or_(
-                kind == Kind.COUNTER_TRAP,
-                eff == Effect.NEGATE,
-                k.and_(eff == Effect.CHANGE_ATK, s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)),
-            ),
-            "6.3.4.3: in the Damage Step only Counter Traps, negating effects, and ATK/DEF changes up to before "
-            "damage calculation can be activated",
-        )
+    with n.when(s.is_phase(*DAMAGE_STEP)):
+        if r.damage_step_activations == "seed-000":  # the older overview's reading
+            n.require(
+                k.and_(
+                    s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE),
+                    k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.CHANGE_ATK),
+                ),
+                "seed 000: in the Damage Step only ATK/DEF changes and Counter Traps, up to before damage calculation",
+            )
+        else:  # 6.3.4.3: Damage Step activations
+            n.require(
+                k.or_(
+                    kind == Kind.COUNTER_TRAP,
+                    eff == Effect.NEGATE,
+                    k.and_(eff == Effect.CHANGE_ATK, s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)),
+                ),
+                "6.3.4.3: in the Damage Step only Counter Traps, negating effects, and ATK/DEF changes up to before "
+                "damage calculation can be activated",
+            )
     with n.when(eff == Effect.NEGATE):
         n.require(length > 0, "seed 000: a negating effect answers an activation on the chain")
     with n.when(eff == Effect.NEGATE_ATTACK):
@@ -663,43 +851,122 @@ def activate(s: State, a: Params, n: Builder) -> None:
             k.and_(s.g("at_decl"), s.g("attacking")),
             "6.3.4.2: a card that can only be activated at an attack declaration (not on a replay re-selection)",
         )
-    # targets are chosen on activation
-    tpl, tar, tz = a.tplayer, a.tarea, a.tzone
-    zone = k.ite(from_hand, hand_zone, a.zone, w=4)
-    with n.when(eff == Effect.DESTROY_CARD):
-        with n.when(tar == 0):
-            n.require(k.and_(tz < r.monster_zones, s.g("m_occ", tpl, tz)), "the target is a monster on the field")
-        with n.when(tar == 1):
-            n.require(
-                k.and_(tz < r.spell_trap_zones, s.g("s_occ", tpl, tz), k.not_(k.and_(tpl == p, tz == zone))),
-                "the target is another Spell/Trap on the field",
-            )
-    with n.when(eff == Effect.CHANGE_ATK):
+    with n.when(eff == Effect.END_BATTLE_PHASE):
         n.require(
-            k.and_(tar == 0, tz < r.monster_zones, s.g("m_occ", tpl, tz), s.g("m_up", tpl, tz)),
-            "the target is a face-up monster",
+            s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP), "6.3.4.4: the Battle Phase is ended from within it"
         )
-    with n.when(k.not_(k.one_of(eff, TARGETED))):
-        n.require(k.and_(tpl == 0, tar == 0, tz == 0), "this effect takes no target")
+    zone = k.ite(from_hand, hand_zone, a.zone, w=4)
+    choose_targets(s, n, p, eff, a.tplayer, a.tarea, a.tzone, k.ite(monster, 8, zone, w=4))
+    pay_cost(s, n, p, a.cost, from_hand)
     with n.when(from_hand):
         n.add("hand", p, -1)
         n.set("s_occ", p, zone, True)
         n.set("s_kind", p, zone, kind)
         n.set("s_eff", p, zone, eff)
-    n.set("s_up", p, zone, True)
-    n.set("s_fresh", p, zone, False)
-    for name, value in zip(LINK_FIELDS, (p, kind, eff, zone, tpl, tar, tz, False, False), strict=True):
+        n.set("s_cost", p, zone, a.cost)
+    with n.when(card):
+        n.set("s_up", p, zone, True)
+        n.set("s_fresh", p, zone, False)
+    with n.when(monster):
+        n.set("m_used", p, a.zone, True)
+    add_link(n, p, kind, eff, zone, a, a.cost)
+
+
+def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, tz: Val, own: Val) -> None:
+    """Targets are chosen on activation; `own` is the activated card's Spell & Trap Zone (8: none)."""
+    k, r = s.k, s.r
+    monster = k.and_(tar == 0, tz < r.monster_zones, s.g("m_occ", tpl, tz))
+    with n.when(eff == Effect.DESTROY_CARD):
+        with n.when(tar == 0):
+            n.require(monster, "the target is a monster on the field")
+        with n.when(tar == 1):
+            n.require(
+                k.and_(tz < r.spell_trap_zones, s.g("s_occ", tpl, tz), k.not_(k.and_(tpl == p, tz == own))),
+                "the target is another Spell/Trap on the field",
+            )
+    with n.when(k.one_of(eff, (Effect.CHANGE_ATK, Effect.SET_FACE_DOWN))):
+        n.require(k.and_(monster, s.g("m_up", tpl, tz)), "the target is a face-up monster")
+    with n.when(eff == Effect.CHANGE_POSITION):
+        n.require(monster, "the target is a monster on the field")
+    with n.when(k.and_(k.one_of(eff, TARGETED), tar == 0)):
+        n.require(
+            k.not_(s.g("m_doomed", tpl, tz)),
+            "6.3.4.3.3: a monster determined destroyed by battle cannot be targeted until it is sent to the Graveyard",
+        )
+    with n.when(k.not_(k.one_of(eff, TARGETED))):
+        n.require(k.and_(tpl == 0, tar == 0, tz == 0), "this effect takes no target")
+
+
+def pay_cost(s: State, n: Builder, p: Val, cost: Val, from_hand: Val) -> None:
+    """seed 000 (chain example: Magic Jammer discards a card as its cost): a cost is paid on activation and is
+    not returned if the activation is negated; a cost that cannot be paid makes the activation illegal."""
+    k = s.k
+    with n.when(cost == Cost.DISCARD):
+        left = s.g("hand", p) - k.ite(from_hand, 1, 0, w=9)
+        n.require(left > 0, "seed 000 (costs): the cost cannot be paid: no other card in hand to discard")
+        n.add("hand", p, -1)
+        n.add("gy", p, 1)
+    with n.when(cost == Cost.PAY_LP):
+        n.require(s.g("lp", p) > LP_COST, "seed 000 (costs): the cost cannot be paid: 1000 LP is more than they have")
+        n.add("lp", p, -LP_COST)
+
+
+def add_link(n: Builder, p: Val, kind: Val, eff: Val, zone: Val, a: Params, cost: Val) -> None:
+    """A new link on top of the chain; after each new link the other player may respond (seed 000)."""
+    length = n.g("chain_len")
+    values = (p, kind, eff, zone, a.tplayer, a.tarea, a.tzone, False, False, cost)
+    for name, value in zip(LINK_FIELDS, values, strict=True):
         n.set(name, length, value)
     n.set("chain_len", length + 1)
-    n.set("prio", s.other(p))  # seed 000: after each new link the other player may respond
+    n.set("prio", n.other(p))
     n.set("passed", False)
+
+
+def _triggers(s: State) -> Iterator[dict[str, int]]:
+    yield {"pos": False}
+    due = [p for p in (s.tp, 1 - s.tp) if s.g("trig", p) in (Pending.FLIP_DUE, Pending.TRIGGER_DUE)]
+    if due:
+        for t in _targets(s, s.g("trig_eff", due[0])):
+            yield {"pos": True, **t}
+
+
+@action("trigger", "6.3.4.3.4", ("pos", "tplayer", "tarea", "tzone"), _triggers)
+def trigger(s: State, a: Params, n: Builder) -> None:
+    """A waiting triggered effect goes on the chain, the turn player's first (6.3.4.3.4, 6.3.4.3.5): a Flip
+    effect after damage calculation or after a flip, a battle-destroyed monster's effect from the Graveyard at
+    the end of the Damage Step. The model's triggered effects are optional: `pos` false declines it."""
+    k, r, tp = s.k, s.r, s.tp
+    require_live(s, n)
+    n.require(
+        k.not_(s.g("resolving")), "seed 000: the chain is resolving, last link first; nobody acts until it has resolved"
+    )
+    mine = trigger_due(s, tp)
+    n.require(k.or_(mine, trigger_due(s, s.other(tp))), "6.3.4.3.4: no triggered effect is waiting to be activated")
+    p = k.ite(mine, tp, s.other(tp), w=1)
+    eff, zone, pending = s.g("trig_eff", p), s.g("trig_zone", p), s.g("trig", p)
+    clear(n, TRIGGER_FIELDS, p)
+    with n.when(a.pos):
+        n.require(s.g("chain_len") < r.chain_links, f"model bound: the chain holds at most {r.chain_links} links")
+        choose_targets(s, n, p, eff, a.tplayer, a.tarea, a.tzone, 8)
+        kind = k.ite(pending == Pending.FLIP_DUE, int(Kind.FLIP), int(Kind.TRIGGER), w=5)
+        add_link(n, p, kind, eff, zone, a, 0)
+    with n.when(k.not_(a.pos)):
+        n.require(k.and_(a.tplayer == 0, a.tarea == 0, a.tzone == 0), "a declined effect takes no target")
+
+
+def attacker_changed(n: Builder, p: Val, z: Val) -> None:
+    """6.3.4.2: an attacker that changes to Defense Position in the Battle Step does not battle."""
+    k = n.k
+    attacker = k.and_(n.g("attacking"), p == n.tp, z == n.g("atk_zone"), n.g("phase") == Phase.BATTLE_STEP)
+    with n.when(k.and_(attacker, n.g("m_def", p, z))):
+        end_attack(n)
 
 
 @action("resolve", "seed 000", ("atk", "defv", "pos", "amount"), _resolutions)
 def resolve(s: State, a: Params, n: Builder) -> None:
     """Resolve the last link of the chain (last in, first out)."""
     k = s.k
-    n.require(live(s), "the duel is over")
+    require_live(s, n)
     n.require(s.g("resolving"), "seed 000: a chain resolves only after both players pass")
     length = s.g("chain_len")
     n.require(length > 0, "no chain to resolve")
@@ -712,15 +979,13 @@ def resolve(s: State, a: Params, n: Builder) -> None:
     free, _ = first_free(s, s.row("m_occ", owner))
     summons = k.and_(applies, eff == Effect.SPECIAL_SUMMON, s.g("hand", owner) > 0, free)
     with n.when(summons):
-        n.require(
-            k.and_(k.one_of(a.atk, STAT_VALUES), k.one_of(a.defv, STAT_VALUES)),
-            "model catalogue: a summoned monster's ATK and DEF are 0, 500, ..., 3000",
-        )
+        require_stats(n, a.atk, a.defv)
     with n.when(k.not_(summons)):
         n.require(k.and_(a.atk == 0, a.defv == 0, k.not_(a.pos)), "no monster is Special Summoned")
-    changes = k.and_(applies, eff == Effect.CHANGE_ATK, s.g("m_occ", tpl, tz), s.g("m_up", tpl, tz))
+    target = k.and_(s.g("m_occ", tpl, tz), k.not_(s.g("m_doomed", tpl, tz)))
+    changes = k.and_(applies, eff == Effect.CHANGE_ATK, target, s.g("m_up", tpl, tz))
     with n.when(changes):
-        n.require(k.one_of(a.amount, ATK_CHANGES), "model catalogue: an ATK change is -1000, -500, 500 or 1000")
+        n.require(a.amount != 0, "an ATK change moves ATK by a multiple of 100 other than 0")
     with n.when(k.not_(changes)):
         n.require(a.amount == 0, "no ATK changes")
     with n.when(applies):
@@ -752,8 +1017,25 @@ def resolve(s: State, a: Params, n: Builder) -> None:
                 n.add("hand", owner, 1)
         with n.when(eff == Effect.NEGATE_ATTACK):  # 6.3.4.2: a negated attack does not reach the Damage Step
             end_attack(n)
+        with n.when(k.and_(eff == Effect.CHANGE_POSITION, target)):
+            was_down = k.not_(s.g("m_up", tpl, tz))
+            with n.when(was_down):  # seed 000: a flip not by battle is to face-up Attack Position
+                n.set("m_up", tpl, tz, True)
+                n.set("m_def", tpl, tz, False)
+                flipped(n, tpl, tz)
+            with n.when(k.not_(was_down)):
+                n.set("m_def", tpl, tz, k.not_(s.g("m_def", tpl, tz)))
+                attacker_changed(n, tpl, tz)
+        with n.when(k.and_(eff == Effect.SET_FACE_DOWN, target, s.g("m_up", tpl, tz))):
+            n.set("m_up", tpl, tz, False)
+            n.set("m_def", tpl, tz, True)
+            attacker_changed(n, tpl, tz)
+        with n.when(k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))):
+            end_attack(n)  # 6.3.4.4: processing "end the Battle Phase" goes straight to the End Step
+            n.set("phase", Phase.BATTLE_END)
     # the card goes to the Graveyard, unless it is a card that stays on the field and was not negated
-    still_there = k.and_(k.not_(gone), n.g("s_occ", owner, zone))
+    card = k.not_(k.one_of(kind, MONSTER_KINDS))  # a monster's effect moves no card
+    still_there = k.and_(card, k.not_(gone), n.g("s_occ", owner, zone))
     with n.when(k.and_(still_there, k.or_(negated, k.not_(k.one_of(kind, STAYS_ON_FIELD))))):
         clear(n, SPELL_FIELDS, owner, zone)
         n.add("gy", owner, 1)
@@ -786,12 +1068,13 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
     )
     has = s.monsters(opp) > 0
     with n.when(has):
+        n.require(t != DIRECT, "6.3.4.2: a direct attack only when the opponent controls no monster")
         n.require(
             k.and_(t < r.monster_zones, s.g("m_occ", opp, t)),
-            "6.3.4.2: the target must be a monster the opponent controls",
+            "6.3.4.2: the target must be a monster the opponent controls; zone {tzone} holds none",
         )
     with n.when(k.not_(has)):
-        n.require(t == DIRECT, "6.3.4.2: a direct attack only when the opponent controls no monster")
+        n.require(t == DIRECT, "6.3.4.2: the opponent controls no monster: the attack is a direct attack")
     n.set("m_decl", tp, z, True)
     n.set("attacking", True)
     n.set("atk_zone", z)
@@ -807,7 +1090,7 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
     k, r, tp = s.k, s.r, s.tp
     opp = s.other(tp)
     t = a.tzone
-    n.require(live(s), "the duel is over")
+    require_live(s, n)
     n.require(s.g("phase") == Phase.BATTLE_STEP, "6.3.4.2.1: a replay happens only in the Battle Step")
     n.require(replay_due(s), "6.3.4.2.1: no replay is due")
     has = s.monsters(opp) > 0
@@ -831,7 +1114,7 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
 def discard(s: State, a: Params, n: Builder) -> None:
     """The turn player discards a card down to the hand limit; then the turn ends."""
     r, tp = s.r, s.tp
-    n.require(live(s), "the duel is over")
+    require_live(s, n)
     n.require(s.g("discarding"), "6.3.6: cards are discarded to the hand limit at the end of the End Phase")
     n.add("hand", tp, -1)
     n.add("gy", tp, 1)

@@ -6,7 +6,7 @@ The same State class holds concrete values or Z3 terms; the kit it carries decid
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
@@ -14,7 +14,18 @@ from typing import Any
 
 import z3
 
-from duelcheck.model.cards import ATK_CAP, POINTS, Effect, Kind, Phase
+from duelcheck.model.cards import (
+    ATK_CAP,
+    ATK_CHANGES,
+    POINTS,
+    STAT_VALUES,
+    Cost,
+    Effect,
+    Kind,
+    MonsterEffect,
+    Pending,
+    Phase,
+)
 from duelcheck.model.kit import CONCRETE, SYMBOLIC, Kit, Val
 from duelcheck.rules import Rules
 
@@ -80,12 +91,19 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("m_fresh", (2, mz), B, 1, "summoned or Set this turn"),
         f("m_moved", (2, mz), B, 1, "its battle position changed this turn"),
         f("m_decl", (2, mz), B, 1, "it declared an attack this turn"),
-        f("m_doomed", (2, mz), B, 1, "destroyed by battle, goes to the Graveyard at the end of the Damage Step"),
+        f("m_doomed", (2, mz), B, 1, "determined destroyed by battle: to the Graveyard at the end of the Damage Step"),
+        f("m_kind", (2, mz), E, 3, "the monster's effect type", MonsterEffect),
+        f("m_eff", (2, mz), E, 5, "the monster's effect", Effect),
+        f("m_used", (2, mz), B, 1, "its effect was activated this turn (once per turn)"),
         f("s_occ", (2, sz), B, 1, "a Spell/Trap is in the zone"),
         f("s_up", (2, sz), B, 1, "the Spell/Trap is face-up"),
         f("s_kind", (2, sz), E, 5, "the Spell/Trap's kind", Kind),
         f("s_eff", (2, sz), E, 5, "the Spell/Trap's effect", Effect),
         f("s_fresh", (2, sz), B, 1, "Set this turn"),
+        f("s_cost", (2, sz), E, 2, "the Spell/Trap's activation cost", Cost),
+        f("trig", (2,), E, 2, "this player's triggered effect waiting to be activated (6.3.4.3.4, 6.3.4.3.5)", Pending),
+        f("trig_eff", (2,), E, 5, "the effect of that triggered effect", Effect),
+        f("trig_zone", (2,), N, 4, "where it is activated from: a Monster Zone, or 6 for the Graveyard"),
         f("c_owner", (cl,), P, 1, "player who activated the link"),
         f("c_kind", (cl,), E, 5, "kind of what was activated", Kind),
         f("c_eff", (cl,), E, 5, "effect of the link", Effect),
@@ -95,6 +113,7 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("c_tz", (cl,), N, 4, "target's zone"),
         f("c_neg", (cl,), B, 1, "the activation was negated"),
         f("c_gone", (cl,), B, 1, "the activated card left the field before the link resolved"),
+        f("c_cost", (cl,), E, 2, "the cost paid on activation (not returned if negated)", Cost),
     )
 
 
@@ -106,6 +125,7 @@ class ParamSpec:
     lo: int = 0
     hi: int = 1
     scale: int = 1
+    search: tuple[int, ...] | None = None  # the values the bounded search draws from (a search choice)
 
     def z3var(self, tag: str) -> Any:
         return z3.Bool(self.name + tag) if self.sort == "bool" else z3.BitVec(self.name + tag, self.width)
@@ -114,7 +134,15 @@ class ParamSpec:
         """The range a parameter variable may take (so signed comparisons never see wrapped values)."""
         if self.sort in ("bool", "player"):
             return True
+        if self.sort == "enum":  # codes from 0: compared unsigned (a narrow enum's top code is negative signed)
+            return z3.ULE(var, self.hi)
         return z3.And(var >= self.lo, var <= self.hi)
+
+    def search_domain(self, var: Any) -> Any:
+        """The values the bounded search tries: a choice that keeps the play space small, not a rule."""
+        if self.search is None:
+            return True
+        return z3.Or(*(var == v for v in self.search))
 
 
 PARAMS: dict[str, ParamSpec] = {
@@ -127,10 +155,12 @@ PARAMS: dict[str, ParamSpec] = {
         ParamSpec("tplayer", "player", 1),
         ParamSpec("tarea", "player", 1),
         ParamSpec("tzone", "int", 4, 0, 7),
-        ParamSpec("atk", "int", 9, -ATK_CAP, ATK_CAP, POINTS),
-        ParamSpec("defv", "int", 9, -ATK_CAP, ATK_CAP, POINTS),
+        ParamSpec("atk", "int", 9, -ATK_CAP, ATK_CAP, POINTS, STAT_VALUES),
+        ParamSpec("defv", "int", 9, -ATK_CAP, ATK_CAP, POINTS, STAT_VALUES),
         ParamSpec("pos", "bool", 1),
-        ParamSpec("amount", "int", 9, -ATK_CAP, ATK_CAP, POINTS),
+        ParamSpec("amount", "int", 9, -ATK_CAP, ATK_CAP, POINTS, (0, *ATK_CHANGES)),
+        ParamSpec("mkind", "enum", 3, 0, len(MonsterEffect) - 1),
+        ParamSpec("cost", "enum", 2, 0, len(Cost) - 1),
     )
 }
 
@@ -226,13 +256,15 @@ class Builder(State):
         finally:
             self.conds.pop()
 
-    def require(self, cond: Val, reason: str) -> None:
-        """A conjunct of the guard, with the clause and words a judge would use when it fails."""
+    def require(self, cond: Val, reason: str | Callable[[State], str]) -> None:
+        """A conjunct of the guard, with the clause and words a judge would use when it fails (a function of
+        the state before the action where the clause to cite depends on it, as who acts first in a phase)."""
         if not self.k.symbolic:
             if not cond and self._cond():
-                raise Rejected(reason)
+                raise Rejected(reason(self.base) if callable(reason) else reason)
             return
-        self.guards.append((self.k.implies(self._cond(), cond) if self.conds else cond, reason))
+        said = reason if isinstance(reason, str) else ""
+        self.guards.append((self.k.implies(self._cond(), cond) if self.conds else cond, said))
 
     def set(self, name: str, *idx_value: Val) -> None:
         *idx, value = idx_value

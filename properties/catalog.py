@@ -17,19 +17,35 @@ from duelcheck.model.cards import (
     BATTLE_PHASE,
     DAMAGE_STEP,
     DIRECT,
+    GRAVEYARD,
     HAND,
+    LP_COST,
     MAIN_PHASES,
+    MONSTER_KINDS,
     NO_CHOICE,
     POINTS,
     SPELLS,
+    TARGETED,
     TO_END,
     TRAPS,
+    Cost,
     Effect,
     Kind,
+    MonsterEffect,
+    Pending,
     Phase,
 )
 from duelcheck.model.kit import Val
-from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, Params, replay_due, speed, winner_if_loses
+from duelcheck.model.rules import (
+    ACTION_BY_NAME,
+    ACTION_CODE,
+    MONSTER_EFFECTS,
+    Params,
+    draw_pending,
+    replay_due,
+    speed,
+    winner_if_loses,
+)
 from duelcheck.model.state import Rejected, State
 
 Kind_ = Literal["always", "sometimes"]
@@ -151,6 +167,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
+        # 6.3.1: before the normal draw nothing is done: the turn player holds priority, no one has passed
+        k.implies(draw_pending(s), k.and_(s.g("prio") == tp, k.not_(s.g("passed")), length == 0)),
         k.implies(ph != Phase.DRAW, k.or_(s.g("drew"), k.not_(k.or_(s.g("turn") > 1, r.first_turn_draw)))),
         k.implies(s.g("attacking"), s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)),
         k.implies(s.g("at_decl"), k.and_(s.g("attacking"), ph == Phase.BATTLE_STEP)),
@@ -185,33 +203,59 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             occ = s.g("m_occ", p, z)
             out += [s.g("m_atk", p, z) >= 0, s.g("m_atk", p, z) <= ATK_CAP]
             out += [s.g("m_defv", p, z) >= 0, s.g("m_defv", p, z) <= ATK_CAP]
+            flags = ("m_up", "m_def", "m_fresh", "m_moved", "m_decl", "m_doomed", "m_used")
             empty = k.and_(
-                *(k.not_(s.g(f, p, z)) for f in ("m_up", "m_def", "m_fresh", "m_moved", "m_decl", "m_doomed")),
+                *(k.not_(s.g(f, p, z)) for f in flags),
                 s.g("m_atk", p, z) == 0,
                 s.g("m_defv", p, z) == 0,
+                s.g("m_kind", p, z) == 0,
             )
             out.append(k.implies(k.not_(occ), empty))
-            out.append(k.implies(s.g("m_doomed", p, z), s.is_phase(Phase.DMG_AFTER, Phase.DMG_END)))
+            out.append(_monster_effect(s, s.g("m_kind", p, z), s.g("m_eff", p, z)))
+            used_by = k.one_of(s.g("m_kind", p, z), (MonsterEffect.IGNITION, MonsterEffect.QUICK))
+            out.append(k.implies(s.g("m_used", p, z), used_by))
+            # 6.3.4.3.5: a monster destroyed by battle is sent to the Graveyard when the Damage Step ends
+            out.append(k.implies(s.g("m_doomed", p, z), ph == Phase.DMG_AFTER))
             out.append(k.implies(k.and_(occ, k.not_(s.g("m_up", p, z))), s.g("m_def", p, z)))
             out.append(k.implies(s.g("m_decl", p, z), k.and_(p == tp, s.g("bp_done"))))
         for z in range(sz):
             occ = s.g("s_occ", p, z)
             out.append(k.one_of(s.g("s_kind", p, z), [int(x) for x in (*SPELLS, *TRAPS)]))
             out.append(k.one_of(s.g("s_eff", p, z), [int(e) for e in Effect]))
+            out.append(k.one_of(s.g("s_cost", p, z), [int(c) for c in Cost]))
             empty = k.and_(
                 k.not_(s.g("s_up", p, z)),
                 k.not_(s.g("s_fresh", p, z)),
                 s.g("s_kind", p, z) == 0,
                 s.g("s_eff", p, z) == 0,
+                s.g("s_cost", p, z) == 0,
             )
             out.append(k.implies(k.not_(occ), empty))
             out.append(k.implies(s.g("s_fresh", p, z), k.and_(p == tp, k.not_(s.g("s_up", p, z)))))
+        pending, zone = s.g("trig", p), s.g("trig_zone", p)
+        out += [
+            k.one_of(pending, [int(x) for x in Pending]),
+            k.implies(pending == Pending.NONE, k.and_(s.g("trig_eff", p) == 0, zone == 0)),
+            k.implies(
+                pending != Pending.NONE,
+                k.one_of(
+                    s.g("trig_eff", p), (*MONSTER_EFFECTS[MonsterEffect.FLIP], *MONSTER_EFFECTS[MonsterEffect.TRIGGER])
+                ),
+            ),
+            k.implies(
+                pending == Pending.FLIPPED,
+                k.and_(s.is_phase(Phase.DMG_BEFORE, Phase.DMG_DURING), p != tp, zone < mz),
+            ),
+            k.implies(pending == Pending.FLIP_DUE, zone < mz),
+            k.implies(pending == Pending.TRIGGER_DUE, k.and_(ph == Phase.DMG_END, zone == GRAVEYARD)),
+            k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
+        ]
     for j in range(cl):
         live_link = j < length
         zone = s.g("c_zone", j)
         owner = s.g("c_owner", j)
         blank = k.and_(
-            *(s.g(f, j) == 0 for f in ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz")),
+            *(s.g(f, j) == 0 for f in ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_cost")),
             k.not_(s.g("c_neg", j)),
             k.not_(s.g("c_gone", j)),
         )
@@ -222,29 +266,45 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             s.g("s_kind", owner, zone) == s.g("c_kind", j),
             s.g("s_eff", owner, zone) == s.g("c_eff", j),
         )
+        kind = s.g("c_kind", j)
+        is_card = k.one_of(kind, [int(x) for x in (*SPELLS, *TRAPS)])
+        monster_link = k.or_(
+            k.and_(k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT, Kind.FLIP)), zone >= 0, zone < mz),
+            k.and_(kind == Kind.TRIGGER, zone == GRAVEYARD),
+        )
         out.append(
             k.implies(
                 live_link,
                 k.and_(
-                    zone >= 0,
-                    zone < sz,
                     s.g("c_tz", j) >= 0,
                     s.g("c_tz", j) < max(mz, sz),
-                    k.one_of(s.g("c_kind", j), [int(x) for x in (*SPELLS, *TRAPS)]),
                     k.one_of(s.g("c_eff", j), [int(e) for e in Effect]),
-                    k.implies(k.not_(s.g("c_gone", j)), card_there),
+                    k.one_of(s.g("c_cost", j), [int(c) for c in Cost]),
                     k.implies(s.g("c_eff", j) == Effect.NEGATE, j > 0),
+                    k.or_(
+                        k.and_(is_card, zone >= 0, zone < sz, k.implies(k.not_(s.g("c_gone", j)), card_there)),
+                        k.and_(monster_link, k.not_(s.g("c_gone", j)), s.g("c_cost", j) == 0),
+                    ),
                 ),
             )
         )
         for i in range(j):  # two live links never share a card
             out.append(
                 k.implies(
-                    k.and_(live_link, k.not_(s.g("c_gone", j)), k.not_(s.g("c_gone", i))),
-                    k.or_(s.g("c_owner", i) != owner, s.g("c_zone", i) != zone),
+                    k.and_(live_link, is_card, k.not_(s.g("c_gone", j)), k.not_(s.g("c_gone", i))),
+                    k.or_(
+                        s.g("c_owner", i) != owner, s.g("c_zone", i) != zone, k.one_of(s.g("c_kind", i), MONSTER_KINDS)
+                    ),
                 )
             )
     return out
+
+
+def _monster_effect(s: State, mkind: Val, eff: Val) -> Val:
+    """A monster's effect type and effect are a pair of the model's monster catalogue."""
+    k = s.k
+    pairs = [k.and_(mkind == m, k.one_of(eff, effects)) for m, effects in MONSTER_EFFECTS.items()]
+    return k.or_(k.and_(mkind == 0, eff == 0), *pairs)
 
 
 always(
@@ -267,16 +327,20 @@ always(
 def _chain_speeds(s: State) -> Val:
     k = s.k
     out = []
+    triggered = (Kind.FLIP, Kind.TRIGGER)
     for i in range(1, s.r.chain_links):
         here, below = speed(s, s.g("c_kind", i)), speed(s, s.g("c_kind", i - 1))
-        out.append(k.implies(i < s.g("chain_len"), k.and_(here >= 2, here >= below)))
+        # 6.3.4.3.4, 6.3.4.3.5: effects triggered at the same timing form one chain by priority, whatever their speed
+        same_timing = k.and_(k.one_of(s.g("c_kind", i), triggered), k.one_of(s.g("c_kind", i - 1), triggered))
+        out.append(k.implies(i < s.g("chain_len"), k.or_(k.and_(here >= 2, here >= below), same_timing)))
     return k.and_(*out)
 
 
 always(
     "chain-speed-legal",
     "seed 000 (spell speeds)",
-    "Every chain link 2 or higher is speed 2 or more and at least the speed of the link it answers.",
+    "Every chain link 2 or higher is speed 2 or more and at least the speed of the link it answers (effects "
+    "triggered at the same timing chain by priority, 6.3.4.3.4).",
     state(_chain_speeds),
 )
 
@@ -293,7 +357,11 @@ def _lifo(s: State, a: ActionView, t: State) -> Val:
     resolved = k.implies(a.is_("resolve"), k.and_(t.g("chain_len") == s.g("chain_len") - 1, *same_below))
     grows = k.implies(
         t.g("chain_len") > s.g("chain_len"),
-        k.and_(a.is_("activate"), k.not_(s.g("resolving")), t.g("chain_len") == s.g("chain_len") + 1),
+        k.and_(
+            k.or_(a.is_("activate"), a.is_("trigger")),
+            k.not_(s.g("resolving")),
+            t.g("chain_len") == s.g("chain_len") + 1,
+        ),
     )
     return k.and_(resolved, grows)
 
@@ -465,15 +533,24 @@ def _positions(s: State, a: ActionView, t: State) -> Val:
             k.not_(s.g("m_decl", p, y)),
         )
         flip = k.and_(a.is_("flip_summon"), here, k.not_(s.g("m_fresh", p, y)), k.not_(s.g("m_moved", p, y)))
-        out.append(k.implies(changed, k.or_(manual, flip)))
+        top = s.g("chain_len") - 1
+        by_effect = k.and_(
+            a.is_("resolve"),
+            k.one_of(s.g("c_eff", top), (Effect.CHANGE_POSITION, Effect.SET_FACE_DOWN)),
+            k.not_(s.g("c_neg", top)),
+            s.g("c_tp", top) == p,
+            s.g("c_ta", top) == 0,
+            s.g("c_tz", top) == y,
+        )
+        out.append(k.implies(changed, k.or_(manual, flip, by_effect)))
     return k.and_(*out)
 
 
 always(
     "position-change-rules",
     "seed 000 (battle positions), 6.3.3",
-    "A battle position changes only by the turn player in a Main Phase, once per turn, not on the turn the "
-    "monster arrived, and not after it declared an attack.",
+    "A battle position changes by the turn player in a Main Phase (once per turn, not on the turn the monster "
+    "arrived, not after it declared an attack), or by a resolving effect that targets the monster.",
     step(_positions),
 )
 
@@ -481,7 +558,7 @@ always(
 def _set_not_same_turn(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     p, z = s.g("prio"), a.p("zone")
-    from_set = k.and_(a.is_("activate"), z != HAND)
+    from_set = k.and_(a.is_("activate"), z != HAND, k.not_(k.one_of(a.p("kind"), MONSTER_KINDS)))
     quick_or_trap = k.one_of(s.g("s_kind", p, z), (*TRAPS, Kind.QUICK_SPELL))
     return k.implies(k.and_(from_set, quick_or_trap), k.not_(s.g("s_fresh", p, z)))
 
@@ -497,19 +574,23 @@ always(
 def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     kind, eff = a.p("kind"), a.p("eff")
-    allowed = k.or_(
-        kind == Kind.COUNTER_TRAP,
-        eff == Effect.NEGATE,
-        k.and_(eff == Effect.CHANGE_ATK, s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)),
-    )
-    return k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed)
+    before_calc = s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)
+    if s.r.damage_step_activations == "seed-000":  # the older overview's reading
+        allowed = k.and_(before_calc, k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.CHANGE_ATK))
+    else:
+        allowed = k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc))
+    # triggered effects: a Flip effect after damage calculation, a battle-destroyed monster's at the end
+    timing = k.or_(s.g("phase") == Phase.DMG_AFTER, s.g("phase") == Phase.DMG_END)
+    triggered = k.implies(k.and_(a.is_("trigger"), s.is_phase(*DAMAGE_STEP), a.p("pos")), timing)
+    return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
 
 
 always(
     "damage-step-activations",
     "6.3.4.3",
     "In the Damage Step only Counter Traps, negating effects and (up to before damage calculation) ATK/DEF "
-    "changes are activated.",
+    "changes are activated (under the seed-000 reading: ATK/DEF changes and Counter Traps, up to before damage "
+    "calculation); triggered effects only after damage calculation or at the end of the Damage Step.",
     step(_damage_step_activations),
 )
 
@@ -584,14 +665,23 @@ def _phase_order(s: State, a: ActionView, t: State) -> Val:
         k.and_(t.g("turn") == s.g("turn") + 1, before == Phase.END, after == Phase.DRAW),
     )
     changes_by_pass = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
-    return k.and_(k.or_(before == after, k.and_(k.or_(*moves), changes_by_pass)), turn_ok)
+    # 6.3.4.4: a resolving effect that ends the Battle Phase goes straight to the End Step
+    top = s.g("chain_len") - 1
+    ends_bp = k.and_(
+        a.is_("resolve"),
+        s.g("c_eff", top) == Effect.END_BATTLE_PHASE,
+        k.not_(s.g("c_neg", top)),
+        s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP),
+        after == Phase.BATTLE_END,
+    )
+    return k.and_(k.or_(before == after, k.and_(k.or_(*moves), changes_by_pass), ends_bp), turn_ok)
 
 
 always(
     "phase-order",
     "6.3",
     "Phases and steps follow 6.3 in order (Draw, Standby, Main 1, Battle Phase steps, Main 2, End), and "
-    "change only when both players have passed.",
+    "change only when both players have passed, or by an effect that ends the Battle Phase (6.3.4.4).",
     step(_phase_order),
 )
 
@@ -617,13 +707,19 @@ always(
 def _lp(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
-    return k.and_(*(k.implies(t.g("lp", p) != s.g("lp", p), k.and_(calc, t.g("lp", p) < s.g("lp", p))) for p in (0, 1)))
+    out = []
+    for p in (0, 1):
+        paid = k.and_(a.is_("activate"), a.p("cost") == Cost.PAY_LP, s.g("prio") == p)
+        cost = k.and_(paid, t.g("lp", p) == s.g("lp", p) - LP_COST)
+        out.append(k.implies(t.g("lp", p) != s.g("lp", p), k.or_(k.and_(calc, t.g("lp", p) < s.g("lp", p)), cost)))
+    return k.and_(*out)
 
 
 always(
     "lp-accounting",
-    "6.3.4.3.3, 6.3.4.3.3.2",
-    "Life Points change only at damage calculation, and only downward, by battle damage.",
+    "6.3.4.3.3, 6.3.4.3.3.2, seed 000 (costs)",
+    "Life Points change only downward: by battle damage at damage calculation, or by an LP cost the activating "
+    "player pays (1000 LP).",
     step(_lp),
 )
 
@@ -675,6 +771,7 @@ PROGRESS: tuple[tuple[str, dict[str, int]], ...] = (
     ("resolve", {"amount": ATK_CHANGES[-1]}),
     ("discard", {}),
     ("replay_select", {"tzone": 6}),
+    ("trigger", {"pos": False}),
 )
 
 
@@ -694,6 +791,46 @@ always(
     "Every state in which the duel goes on has an enabled action.",
     state(_no_deadlock),
     certify=_really_stuck,
+)
+
+
+def _to_graveyard_at_damage_end(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    enters_end = k.and_(s.g("phase") == Phase.DMG_AFTER, t.g("phase") == Phase.DMG_END)
+    out = []
+    for p in (0, 1):
+        doomed = [s.g("m_doomed", p, z) for z in range(monster_zone_count(s))]
+        gone = [k.implies(d, k.not_(t.g("m_occ", p, z))) for z, d in enumerate(doomed)]
+        out.append(k.implies(enters_end, k.and_(*gone, t.g("gy", p) == s.g("gy", p) + s.count(doomed))))
+        kept = [k.implies(s.g("m_doomed", p, z), t.g("m_occ", p, z)) for z in range(monster_zone_count(s))]
+        out.append(k.implies(k.not_(enters_end), k.and_(*kept)))
+    return k.and_(*out)
+
+
+always(
+    "battle-destroyed-to-graveyard-at-damage-step-end",
+    "6.3.4.3.3, 6.3.4.3.5",
+    "A monster determined destroyed by battle stays on the field until the end of the Damage Step and is sent "
+    "to the Graveyard as that timing begins, before its effects are activated.",
+    step(_to_graveyard_at_damage_end),
+)
+
+
+def _no_target_destroyed(s: State, a: ActionView, t: State) -> Val:
+    """Read from what happened: a new chain link whose target is a monster."""
+    k = s.k
+    new = s.g("chain_len")
+    added = t.g("chain_len") == new + 1
+    chooses = k.and_(added, k.one_of(t.g("c_eff", new), TARGETED), t.g("c_ta", new) == 0)
+    return k.implies(chooses, k.not_(s.g("m_doomed", t.g("c_tp", new), t.g("c_tz", new))))
+
+
+always(
+    "no-target-determined-destroyed",
+    "6.3.4.3.3",
+    "A monster determined destroyed by battle is never chosen as the target of an effect before it is sent "
+    "to the Graveyard.",
+    step(_no_target_destroyed),
 )
 
 
@@ -741,14 +878,15 @@ sometimes(
 )
 
 
-# seed 000's five-link chain, abstracted by speed and effect: Dark Hole, Royal Decree, Mystical Space
-# Typhoon (targeting Royal Decree), Magic Jammer, Seven Tools of the Bandit; players alternate.
+# seed 000's five-link chain, abstracted by speed, effect and cost: Dark Hole, Royal Decree, Mystical Space
+# Typhoon (targeting Royal Decree), Magic Jammer (discard a card), Seven Tools of the Bandit (pay 1000 LP);
+# players alternate.
 SEED_CHAIN = (
-    (Kind.NORMAL_SPELL, Effect.DESTROY_ALL_MONSTERS),
-    (Kind.CONT_TRAP, Effect.NONE),
-    (Kind.QUICK_SPELL, Effect.DESTROY_CARD),
-    (Kind.COUNTER_TRAP, Effect.NEGATE),
-    (Kind.COUNTER_TRAP, Effect.NEGATE),
+    (Kind.NORMAL_SPELL, Effect.DESTROY_ALL_MONSTERS, Cost.NONE),
+    (Kind.CONT_TRAP, Effect.NONE, Cost.NONE),
+    (Kind.QUICK_SPELL, Effect.DESTROY_CARD, Cost.NONE),
+    (Kind.COUNTER_TRAP, Effect.NEGATE, Cost.DISCARD),
+    (Kind.COUNTER_TRAP, Effect.NEGATE, Cost.PAY_LP),
 )
 
 
@@ -761,9 +899,10 @@ def _seed_chain(s: State) -> Val:
         k.and_(
             s.g("c_kind", i) == kind,
             s.g("c_eff", i) == eff,
+            s.g("c_cost", i) == cost,
             s.g("c_owner", i) == (tp if i % 2 == 0 else s.other(tp)),
         )
-        for i, (kind, eff) in enumerate(SEED_CHAIN)
+        for i, (kind, eff, cost) in enumerate(SEED_CHAIN)
     ]
     mst_hits_decree = k.and_(
         s.g("c_ta", 2) == 1, s.g("c_tp", 2) == s.g("c_owner", 1), s.g("c_tz", 2) == s.g("c_zone", 1)
@@ -774,9 +913,48 @@ def _seed_chain(s: State) -> Val:
 sometimes(
     "reach-seed-chain-example",
     "seed 000 (chain example)",
-    "The five-link chain of seed 000 (Dark Hole, Royal Decree, Mystical Space Typhoon, Magic Jammer, "
-    "Seven Tools of the Bandit) is built in a play.",
+    "The five-link chain of seed 000 (Dark Hole, Royal Decree, Mystical Space Typhoon, Magic Jammer with its "
+    "discard, Seven Tools of the Bandit with its 1000 LP) is built in a play.",
     state(_seed_chain),
+)
+
+
+def _negated_kept_cost(s: State) -> Val:
+    k = s.k
+    links = range(s.r.chain_links)
+    return k.or_(*(k.and_(j < s.g("chain_len"), s.g("c_neg", j), s.g("c_cost", j) != Cost.NONE) for j in links))
+
+
+sometimes(
+    "reach-negated-activation-kept-its-cost",
+    "seed 000 (chain example, costs)",
+    "An activation whose cost was paid is negated; the cost stays paid.",
+    state(_negated_kept_cost),
+)
+
+
+def _triggered(phase: Phase, kind: Kind) -> StepPred:
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        new = s.g("chain_len")
+        added = k.and_(t.g("chain_len") == new + 1, t.g("c_kind", new) == kind)
+        return k.and_(a.is_("trigger"), s.g("phase") == phase, added)
+
+    return pred
+
+
+sometimes(
+    "reach-flip-effect-after-damage-calculation",
+    "6.3.4.3.2, 6.3.4.3.4",
+    "A face-down monster with a Flip effect is attacked and flipped; its effect is activated after damage calculation.",
+    step(_triggered(Phase.DMG_AFTER, Kind.FLIP)),
+)
+
+sometimes(
+    "reach-battle-destroyed-trigger",
+    "6.3.4.3.5",
+    "A monster destroyed by battle is sent to the Graveyard and its effect is activated at the end of the Damage Step.",
+    step(_triggered(Phase.DMG_END, Kind.TRIGGER)),
 )
 
 sometimes(

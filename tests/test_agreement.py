@@ -16,6 +16,8 @@ from duelcheck.rules import Rules
 TS = TransitionSystem(Rules())
 PRE = TS.sym_state("@hyp")
 STEP: SymStep = TS.sym_step(PRE, "@hyp1")
+# the values the bounded search tries for ATK, DEF and ATK changes (the enumerator tries the same)
+SEARCH = [spec.search_domain(STEP.params[name]) for name, spec in PARAMS.items()]
 
 
 def walk(seed: int, length: int) -> State:
@@ -63,7 +65,7 @@ def test_every_symbolically_enabled_action_is_enumerated(seed: int, length: int)
     s = walk(seed, length)
     known = [z3.And(*action_is(step)) for step in TS.successors(s)]
     solver = z3.SolverFor("QF_BV")
-    solver.add(STEP.relation, *pinned(s), z3.Not(z3.Or(*known)) if known else z3.BoolVal(True))
+    solver.add(STEP.relation, *SEARCH, *pinned(s), z3.Not(z3.Or(*known)) if known else z3.BoolVal(True))
     answer = solver.check()
     if answer == z3.sat:
         name, params = TS.sym_params(STEP, solver.model())

@@ -69,15 +69,19 @@ def test_the_formats_names_are_the_models() -> None:
     from duelcheck.log import (
         ACTION_NAMES,
         EFFECTS,
+        LINK_KINDS,
+        MONSTER_EFFECT_TYPES,
         PHASES,
         SPELL_TRAP_KINDS,
         Action,
         EffectName,
+        EffectType,
         KindName,
+        LinkKindName,
         PhaseName,
         Resolve,
     )
-    from duelcheck.model.cards import ATK_CHANGES, POINTS, SPELLS, TRAPS, Effect, Phase
+    from duelcheck.model.cards import ATK_CHANGES, POINTS, SPELLS, TRAPS, Effect, Kind, MonsterEffect, Phase
 
     assert set(get_args(PhaseName)) == set(PHASES) and set(PHASES.values()) == set(Phase)
     assert set(get_args(KindName)) == set(SPELL_TRAP_KINDS) and set(SPELL_TRAP_KINDS.values()) == {*SPELLS, *TRAPS}
@@ -85,5 +89,8 @@ def test_the_formats_names_are_the_models() -> None:
     union = get_args(get_args(Action)[0])
     tags = {tag for cls in union for tag in get_args(cls.model_fields["action"].annotation)}
     assert tags == set(ACTION_NAMES)
-    changes = get_args(get_args(Resolve.model_fields["atk_change"].annotation)[0])
-    assert set(changes) == {c * POINTS for c in ATK_CHANGES}
+    # any ATK change the model takes is a value the format accepts (a multiple of 100 within the model's range)
+    for c in ATK_CHANGES:
+        Resolve.model_validate({"action": "resolve", "atk_change": c * POINTS})
+    assert set(get_args(LinkKindName)) == set(LINK_KINDS) and set(LINK_KINDS.values()) == set(Kind)
+    assert {MONSTER_EFFECT_TYPES[t] for t in get_args(EffectType)} == set(MonsterEffect) - {MonsterEffect.NONE}

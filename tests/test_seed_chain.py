@@ -6,7 +6,7 @@ from typing import Any
 
 from conftest import play
 
-from duelcheck.model.cards import HAND, TO_END, Effect, Kind, Phase
+from duelcheck.model.cards import HAND, TO_END, Cost, Effect, Kind, Phase
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import BY_NAME
@@ -18,24 +18,26 @@ def both_pass(choice: int = 0) -> list[tuple[str, dict[str, Any]]]:
     return [("pass", P), ("pass", {"choice": choice})]
 
 
-def spell_trap(kind: Kind, eff: Effect) -> tuple[str, dict[str, Any]]:
-    return ("set_spell_trap", {"kind": int(kind), "eff": int(eff)})
+def spell_trap(kind: Kind, eff: Effect, cost: Cost = Cost.NONE) -> tuple[str, dict[str, Any]]:
+    return ("set_spell_trap", {"kind": int(kind), "eff": int(eff), "cost": int(cost)})
 
 
-def act(zone: int, kind: Kind, eff: Effect, **target: int) -> tuple[str, dict[str, Any]]:
-    return ("activate", {"zone": zone, "kind": int(kind), "eff": int(eff), **target})
+def act(zone: int, kind: Kind, eff: Effect, cost: Cost = Cost.NONE, **target: int) -> tuple[str, dict[str, Any]]:
+    return ("activate", {"zone": zone, "kind": int(kind), "eff": int(eff), "cost": int(cost), **target})
 
 
 def build_chain(ts: TransitionSystem) -> State:
     s = ts.init()
     summon = ("normal_summon", {"atk": 15, "defv": 10})
-    # turn 1, player 0: a monster, and Seven Tools of the Bandit Set
-    s = play(ts, s, *both_pass(), *both_pass(), summon, spell_trap(Kind.COUNTER_TRAP, Effect.NEGATE))
+    # turn 1, player 0: a monster, and Seven Tools of the Bandit Set (its cost: 1000 LP)
+    seven_tools = spell_trap(Kind.COUNTER_TRAP, Effect.NEGATE, Cost.PAY_LP)
+    s = play(ts, s, *both_pass(), *both_pass(), summon, seven_tools)
     s = play(ts, s, *both_pass(TO_END), *both_pass())
     assert s.g("turn") == 2
-    # turn 2, player 1: a monster, Royal Decree and Magic Jammer Set
+    # turn 2, player 1: a monster, Royal Decree and Magic Jammer Set (its cost: a discard)
     s = play(ts, s, "normal_draw", *both_pass(), *both_pass(), summon)
-    s = play(ts, s, spell_trap(Kind.CONT_TRAP, Effect.NONE), spell_trap(Kind.COUNTER_TRAP, Effect.NEGATE))
+    magic_jammer = spell_trap(Kind.COUNTER_TRAP, Effect.NEGATE, Cost.DISCARD)
+    s = play(ts, s, spell_trap(Kind.CONT_TRAP, Effect.NONE), magic_jammer)
     s = play(ts, s, *both_pass(TO_END), *both_pass())
     # turn 3, player 0 opens with Dark Hole; the players alternate
     s = play(ts, s, "normal_draw", *both_pass(), *both_pass())
@@ -46,8 +48,8 @@ def build_chain(ts: TransitionSystem) -> State:
         act(HAND, Kind.NORMAL_SPELL, Effect.DESTROY_ALL_MONSTERS),  # link 1: Dark Hole
         act(0, Kind.CONT_TRAP, Effect.NONE),  # link 2: Royal Decree
         act(HAND, Kind.QUICK_SPELL, Effect.DESTROY_CARD, tplayer=1, tarea=1, tzone=0),  # link 3: MST on Decree
-        act(1, Kind.COUNTER_TRAP, Effect.NEGATE),  # link 4: Magic Jammer
-        act(0, Kind.COUNTER_TRAP, Effect.NEGATE),  # link 5: Seven Tools of the Bandit
+        act(1, Kind.COUNTER_TRAP, Effect.NEGATE, Cost.DISCARD),  # link 4: Magic Jammer, discarding a card
+        act(0, Kind.COUNTER_TRAP, Effect.NEGATE, Cost.PAY_LP),  # link 5: Seven Tools of the Bandit, 1000 LP
     )
 
 
@@ -74,7 +76,9 @@ def test_the_seed_chain_resolves_as_the_rulebook_says(ts: TransitionSystem) -> N
     assert s.monsters(0) + s.monsters(1) == 0
     assert s.g("chain_len") == 0 and not s.g("resolving") and s.g("prio") == 0
     # Graveyards: player 0 monster, Dark Hole, MST, Seven Tools; player 1 monster, Royal Decree, Magic Jammer
-    assert (s.g("gy", 0), s.g("gy", 1)) == (4, 3)
+    # and the card discarded for Magic Jammer: its cost stays paid though it was negated
+    assert (s.g("gy", 0), s.g("gy", 1)) == (4, 4)
+    assert s.g("lp", 0) * 100 == 7000  # Seven Tools' 1000 LP
     assert BY_NAME["card-conservation"].checks[0].eval(None, None, s)
 
 
@@ -83,7 +87,7 @@ def test_illegal_variants_of_the_chain(ts: TransitionSystem) -> None:
     # a speed-2 card answering a Counter Trap (link 4): refused by the speed rule
     four = s
     v = dict(four.v)
-    for f in ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_neg", "c_gone"):
+    for f in ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_neg", "c_gone", "c_cost"):
         v[(f, 4)] = four.schema[f].zero()
     v[("chain_len",)] = 4
     v[("prio",)] = 0

@@ -30,7 +30,7 @@ from duelcheck.log import (
     summoned,
 )
 from duelcheck.log import moves as log_moves
-from duelcheck.model.rules import ACTION_BY_NAME
+from duelcheck.model.rules import ACTION_BY_NAME, not_holding_priority
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules
@@ -201,6 +201,9 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
     if entry.action == "resolve" and entry.player is not None:
         raise InputError(f"{at}.player: expected no player: a link resolves by the rules")
     who = _log_actor(model, entry.action)
+    by_priority = ("pass", "end_step", "activate", "respond", "activate_effect")
+    if entry.player is not None and who is not None and entry.player != who and entry.action in by_priority:
+        return not_holding_priority(model)  # the rules' own words: who holds priority, and by which clause
     if entry.player is not None and who is not None and entry.player != who:
         holder = {"pass": "holds priority", "end_step": "holds priority", "activate": "holds priority"}.get(
             entry.action, "is the turn player"
@@ -222,7 +225,9 @@ def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<
     reports: list[StepReport] = []
     model = start
     for i, entry in enumerate(log.actions, 1):
-        said = entry.model_dump(by_alias=True, exclude_none=True, exclude={"observed", "note", "action", "player"})
+        said = entry.model_dump(
+            by_alias=True, exclude_none=True, exclude_defaults=True, exclude={"observed", "note", "action", "player"}
+        )
         moves = log_moves(entry)
         if entry.action == "end_step" and model.g("passed"):
             moves = [Move("pass", moves[0].params)]  # the other player already passed: one more pass ends it

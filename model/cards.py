@@ -145,9 +145,9 @@ class Pending(IntEnum):
 # duel logs and the text view of a trace show real points; ITF traces hold the model's values.
 POINTS = 100
 # A monster's ATK and DEF are any multiple of 100 from 0 to 9000 (ATK_CAP); an ATK change moves by any
-# multiple of 100, clamped to that range. The bounded search draws summoned monsters' stats from
-# STAT_VALUES and ATK changes from ATK_CHANGES: a search choice (it keeps the play space small), not a
-# rule; replay, simulation of logs and the induction proofs take every value.
+# multiple of 100, clamped to that range. Replay, the bounded search and the induction proofs take every
+# value; the seeded simulation tries summoned monsters' stats from STAT_VALUES and ATK changes from
+# ATK_CHANGES (a choice of the concrete enumerator that keeps each step's candidates few, not a rule).
 STAT_VALUES = (0, 5, 10, 15, 20, 25, 30)
 ATK_CHANGES = (-10, -5, 5, 10)
 ATK_CAP = 90

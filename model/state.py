@@ -125,7 +125,7 @@ class ParamSpec:
     lo: int = 0
     hi: int = 1
     scale: int = 1
-    search: tuple[int, ...] | None = None  # the values the bounded search draws from (a search choice)
+    search: tuple[int, ...] | None = None  # the values the concrete enumerator tries (simulation), not a rule
 
     def z3var(self, tag: str) -> Any:
         return z3.Bool(self.name + tag) if self.sort == "bool" else z3.BitVec(self.name + tag, self.width)
@@ -139,7 +139,7 @@ class ParamSpec:
         return z3.And(var >= self.lo, var <= self.hi)
 
     def search_domain(self, var: Any) -> Any:
-        """The values the bounded search tries: a choice that keeps the play space small, not a rule."""
+        """The values the concrete enumerator tries (the candidates of model/rules.py), as a Z3 constraint."""
         if self.search is None:
             return True
         return z3.Or(*(var == v for v in self.search))

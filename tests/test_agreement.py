@@ -16,7 +16,8 @@ from duelcheck.rules import Rules
 TS = TransitionSystem(Rules())
 PRE = TS.sym_state("@hyp")
 STEP: SymStep = TS.sym_step(PRE, "@hyp1")
-# the values the bounded search tries for ATK, DEF and ATK changes (the enumerator tries the same)
+# the enumerator tries a set of values for ATK, DEF and ATK changes (any other value is covered by the
+# first test: the concrete and symbolic successors agree whatever the values)
 SEARCH = [spec.search_domain(STEP.params[name]) for name, spec in PARAMS.items()]
 
 

@@ -293,11 +293,15 @@ def test_a_special_summon_the_log_does_not_describe_is_bad_input(tmp_path: Path)
 def test_log_actions_are_shown_in_the_logs_own_words(tmp_path: Path) -> None:
     data = json.loads(json.dumps(BASE_LOG))
     data["actions"] = [{"action": "normal_summon", "atk": 1800, "def": 1000}]
-    path = tmp_path / "catalogue.json"
+    path = tmp_path / "real-values.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     code, out, _ = run("replay", str(path))
-    assert code == 1
-    assert "normal_summon(atk=1800, def=1000)  [model catalogue]  ILLEGAL: model catalogue:" in out
+    assert code == 0, out  # an engine's real ATK and DEF: any multiple of 100 from 0 to 9000
+    assert "normal_summon(atk=1800, def=1000)  [6.3.5]  legal" in out
+    data["actions"] = [{"action": "normal_summon", "atk": 1850, "def": 1000}]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run("replay", str(path))
+    assert code == 2 and "actions[0].atk" in err and "multiple of 100" in err
 
 
 def test_a_trace_becomes_a_duel_log_that_replays(tmp_path: Path) -> None:

@@ -210,8 +210,27 @@ def itf_to_trace(ts: TransitionSystem, data: Any, source: str) -> Trace:
         if extra:
             raise rd.fail(f"{where}.{extra[0]}", f"a model variable; the rules give {len(ts.schema)} of them")
         values = read_state_fields(ts, raw, where, rd)
-        steps.append(Step(name, params, concrete_state(ts.rules, ts.schema, values)))
+        state = concrete_state(ts.rules, ts.schema, values)
+        check_reachable_shape(state, where, rd, whole=i == 0)
+        steps.append(Step(name, params, state))
     return Trace(steps)
+
+
+def check_reachable_shape(s: Any, where: str, rd: _Reader, whole: bool) -> None:
+    """A state is judged only if the rules could reach a state of its shape: counts from 0 and LP above 0
+    while the duel goes on; the first state (the board) meets every structural fact of the well-formed
+    invariant too, as a log's board does. Later states are what an engine observed: a difference there is
+    reported by the replay, not refused."""
+    from duelcheck.properties.catalog import well_formed_facts
+
+    for p in (0, 1):
+        for name in ("deck", "hand", "gy"):
+            if s.g(name, p) < 0:
+                raise rd.fail(f"{where}.{name}[{p}]", "0 or more cards")
+        if s.g("winner") == 0 and s.g("lp", p) <= 0:
+            raise rd.fail(f"{where}.lp[{p}]", "LP above 0 while the duel goes on (winner 0): at 0 a player has lost")
+    if whole and not all(well_formed_facts(s, budget=False)):
+        raise rd.fail(where, "a state the rules can reach (it breaks the model's well-formed invariant)")
 
 
 def recorded_rules(data: Any, source: str) -> Rules:

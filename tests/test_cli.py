@@ -338,3 +338,55 @@ def test_the_end_of_main_phase_1_says_where_the_turn_goes(tmp_path: Path) -> Non
     data["actions"] = [{"action": "pass"}, {"action": "pass", "then": "end_phase", "observed": {"phase": "end"}}]
     path.write_text(json.dumps(data), encoding="utf-8")
     assert run("replay", str(path))[0] == 0
+
+
+def test_a_board_the_rules_cannot_reach_is_refused(tmp_path: Path) -> None:
+    """docs/duel-log.md: a board no play reaches is bad input (exit 2), not a state to judge."""
+    cases = [
+        ({"turn": 3, "phase": "draw", "drew": False, "priority": 1}, "board.priority", "6.3.1"),
+        ({"turn": 3, "phase": "main1", "players": [{}, {"lp": 0}]}, "board.players[1].lp", "above 0"),
+        ({"turn": 3, "phase": "main1", "players": [{}, {"lp": -500}]}, "board.players[1].lp", "above 0"),
+    ]
+    for board, place, words in cases:
+        data = {**BASE_LOG, "board": board, "actions": [{"action": "pass"}]}
+        path = tmp_path / "board.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        code, out, err = run("replay", str(path))
+        assert code == 2, (board, out)
+        assert place in err and words in err and err.count("\n") == 1
+    # the same LP with the duel over is a board the rules reach
+    data = {**BASE_LOG, "board": {"turn": 3, "phase": "main1", "winner": 0, "players": [{}, {"lp": 0}]}}
+    data["actions"] = [{"action": "pass"}]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run("replay", str(path))
+    assert code == 1 and "the duel is over" in out
+
+
+def test_an_itf_trace_with_a_state_the_rules_cannot_reach_is_refused(tmp_path: Path) -> None:
+    _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
+    trace = Path(json.loads(out)["results"][0]["trace"])
+    good = json.loads(trace.read_text(encoding="utf-8"))
+    assert run("replay", str(trace))[0] == 0
+    for field, value, words in (("gy", [-1, 0], "gy[0]: expected 0 or more"), ("lp", [80, -256], "lp[1]: expected LP")):
+        bad = json.loads(json.dumps(good))
+        bad["states"][1][field] = value
+        path = tmp_path / "bad.itf.json"
+        path.write_text(json.dumps(bad), encoding="utf-8")
+        for command in ("replay", "show", "to-log"):
+            code, _, err = run(command, str(path))
+            assert code == 2 and "states[1]." + words in err, (command, err)
+    bad = json.loads(json.dumps(good))
+    bad["states"][0]["chain_len"] = 3  # a chain with no links on it
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    code, _, err = run("replay", str(path))
+    assert code == 2 and "states[0]: expected a state the rules can reach" in err
+
+
+def test_the_older_damage_step_reading_is_a_knob(tmp_path: Path) -> None:
+    """damage_step_activations = "seed-000": the property reads the knob, so it holds under either reading,
+    and the scenario corpus shows the activation it refuses."""
+    for reading in ("6.3.4.3", "seed-000"):
+        code, out = check_variant(tmp_path, f'damage_step_activations = "{reading}"\n', "damage-step-activations")
+        assert code == 0 and json.loads(out)["results"][0]["verdict"] == "holds"
+    code, _, err = run("check", "--rules", rules_file(tmp_path, 'damage_step_activations = "older"\n'))
+    assert code == 2 and "damage_step_activations" in err and "'seed-000'" in err

@@ -244,3 +244,20 @@ def test_proofs_are_cached_per_rule_set_and_suite(tmp_path: Path) -> None:
     goat = Induction(TransitionSystem(Rules(first_turn_draw=True)), cache=tmp_path)
     assert goat.cached_suite(suite) is None
     assert "first-turn-no-draw" not in goat.prove_suite(suite) and not goat.from_cache
+
+
+def test_a_cost_stays_paid_when_the_activation_is_negated(tmp_path: Path) -> None:
+    """The witness of seed 000's costs: found by the search with a minimal trace whose negated link paid a cost,
+    and the cost was not returned (the states are the interpreter's)."""
+    code, out, _ = run(
+        "check", "--no-proofs", "--depth", "8", "--property", "reach-negated-activation-kept-its-cost",
+        "--out", str(tmp_path / "out"), "--format", "json",
+    )  # fmt: skip
+    result = json.loads(out)["results"][0]
+    assert code == 0 and result["verdict"] == "found" and result["minimal"], result
+    states = json.loads(Path(result["trace"]).read_text(encoding="utf-8"))["states"]
+    first, last = states[0], states[-1]
+    actions = [s["action"] for s in states]
+    paid = [a for a in actions if a["tag"] == "activate" and a["value"].get("cost", "NONE") != "NONE"]
+    assert paid, "some activation paid a cost"
+    assert (last["gy"] != first["gy"]) or (last["lp"] != first["lp"])

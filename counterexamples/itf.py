@@ -16,14 +16,14 @@ from typing import Any
 from duelcheck import __version__
 from duelcheck.engines.base import Trace
 from duelcheck.errors import InputError
-from duelcheck.model.cards import Effect, Kind
+from duelcheck.model.cards import Cost, Effect, Kind, MonsterEffect
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import PARAMS, FieldSpec, Key
 from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.rules import Rules, rules_from_mapping
 
 MAX_SAFE = 2**53 - 1
-PARAM_ENUMS: dict[str, Any] = {"kind": Kind, "eff": Effect}
+PARAM_ENUMS: dict[str, Any] = {"kind": Kind, "eff": Effect, "mkind": MonsterEffect, "cost": Cost}
 
 
 def _int_out(v: int) -> Any:
@@ -82,12 +82,19 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.fchmod(fd, 0o666 & ~_umask())  # as any file the user creates (mkstemp makes it 0600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_trace(path: Path, ts: TransitionSystem, trace: Trace, meta: dict[str, Any]) -> None:
@@ -174,7 +181,8 @@ def read_params(name: str, raw: Any, where: str, rd: _Reader) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise rd.fail(f"{where}.value", "an object of parameters")
     allowed = act.params if act is not None else ()
-    out = {}
+    # a parameter the trace leaves out takes its default (0, false), as in the model's own actions
+    out: dict[str, Any] = {key: False if PARAMS[key].sort == "bool" else 0 for key in allowed}
     for key, value in raw.items():
         if key not in allowed:
             raise rd.fail(f"{where}.value.{key}", f"a parameter of {name}: {', '.join(allowed) or 'none'}")
@@ -241,11 +249,6 @@ def recorded_rules(data: Any, source: str) -> Rules:
 
 
 def load_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})") from None
+    from duelcheck.inputs import load_json as read
+
+    return read(path)

@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,36 @@ from rich.table import Table
 from duelcheck import __version__
 from duelcheck.errors import InputError, InternalError
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
-DEFAULT_OUT = Path("counterexamples") / "traces"
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+DEFAULT_OUT = Path("duelcheck-out")  # a new folder per run inside it: <date>T<time>-<rules hash>/
+
+EXIT_CODES = """Exit codes (every command):
+  0    holds / found / unreachable; the play conforms
+  1    violated or not-found; the play does not conform
+  2    bad input (one line on stderr: the file, the place, what was expected)
+  3    unknown: a solver or a time limit left a verdict open, nothing violated
+  4    internal error (never a verdict; --debug shows the traceback)
+  130  interrupted (Ctrl-C): the verdicts settled so far are printed and written"""
+
+
+def _safe(text: str) -> str:
+    """Text any terminal can print (a lone surrogate in a file's text is shown escaped)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _die(message: str, code: int) -> None:
-    click.echo(message, err=True)
+    click.echo(_safe(message), err=True)
     sys.exit(code)
 
 
+def _debug() -> bool:
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    return bool(root is not None and root.params.get("debug"))
+
+
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Bad input: one line on stderr, exit 2. An uncertified trace: an internal error, exit 4."""
+    """Bad input: one line on stderr, exit 2. Anything unexpected: one line, exit 4. Ctrl-C: exit 130."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -36,15 +56,25 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             _die(f"duelcheck: {exc}", EXIT_INPUT)
         except InternalError as exc:
             _die(f"duelcheck: internal error (not a verdict): {exc}", EXIT_INTERNAL)
+        except KeyboardInterrupt:
+            _die("duelcheck: interrupted", EXIT_INTERRUPTED)
+        except (SystemExit, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception as exc:
+            if _debug():
+                raise
+            where = f"{type(exc).__name__}: {exc}"
+            _die(f"duelcheck: internal error (not a verdict): {where}; rerun with --debug for the traceback", 4)
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     return wrapper
 
 
-@click.group()
+@click.group(epilog=EXIT_CODES, context_settings={"max_content_width": 100})
 @click.version_option(__version__, prog_name="duelcheck")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")
+def main(debug: bool) -> None:
     """duelcheck: a model checker for the turn rules of the Yu-Gi-Oh! TCG."""
 
 
@@ -73,7 +103,13 @@ def _select(names: tuple[str, ...]) -> list[Any]:
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="TOML file of rule parameters.")
 @click.option("--depth", type=click.IntRange(0, 200), default=None, help="Bound for bounded model checking.")
 @click.option("--property", "names", multiple=True, help="Check only this property (repeatable).")
-@click.option("--out", type=click.Path(file_okay=False), default=str(DEFAULT_OUT), help="Folder for trace files.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write the traces and summary.json exactly into this folder (default: a new folder per run under "
+    "duelcheck-out/).",
+)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-proofs", is_flag=True, help="Skip the induction proofs; check invariants by BMC alone.")
 @click.option(
@@ -98,6 +134,18 @@ def _select(names: tuple[str, ...]) -> list[Any]:
     show_default=True,
     help="Processes for the bounded search (goals are dealt to them in a fixed order; measured fastest on 2 cores: 3).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, None, min_open=True),
+    default=None,
+    help="Seconds for the whole run; what does not finish is unknown (exit 3).",
+)
+@click.option(
+    "--property-timeout",
+    type=click.FloatRange(0, None, min_open=True),
+    default=None,
+    help="Seconds of search for each property; what does not finish is unknown.",
+)
 @_guard
 def check(
     rules_file: str | None,
@@ -111,38 +159,101 @@ def check(
     no_simulation: bool,
     no_cache: bool,
     workers: int,
+    timeout: float | None,
+    property_timeout: float | None,
 ) -> None:
-    """Check the properties under the rules; write a trace for every violation and witness."""
+    """Check the properties under the rules; write a trace for every violation and witness, and a summary."""
+    import time
+
     from duelcheck.engines.cache import default_cache_dir
     from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
     from duelcheck.rules import load_rules
 
+    started = time.monotonic()
     rules = load_rules(rules_file)
     props = _select(names)
     bound = DEFAULT_DEPTH if depth is None else depth
     if rlimit is not None and solver == "auto":
         solver = "z3"
+    folder = _run_folder(out, rules)
     cache = None if no_cache else default_cache_dir()
     with _progress(fmt == "text" and sys.stderr.isatty()) as progress:
         checker = Checker(
             rules,
             bound,
-            Path(out),
+            folder,
             progress,
             solver=solver,
             rlimit=rlimit,
             prove=not no_proofs,
             simulate=not no_simulation,
             cache=cache,
+            deadline=None if timeout is None else started + timeout,
             workers=workers,
+            property_timeout=property_timeout,
         )
         report = checker.run(props)
-        checker.write(report)
+        try:
+            checker.write(report)
+        except OSError as exc:
+            raise InputError(f"--out {folder}: cannot write ({exc.strerror or exc})") from None
+        _write_summary(folder, report)
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         _print_table(report)
+        click.echo(f"written to {folder}/")
     sys.exit(report.exit_code)
+
+
+def _run_folder(out: str | None, rules: Any) -> Path:
+    """The folder a run writes into, checked writable before any work: --out exactly, or a new folder
+    per run under duelcheck-out/ (named by the time and the rule set, so no run mixes with another)."""
+    import hashlib
+    import os
+    import tempfile
+    import time
+
+    if out is not None and not out.strip():
+        raise InputError("--out: expected a folder, got an empty name")
+    if out is None:
+        digest = hashlib.sha256(json.dumps(rules.model_dump(), sort_keys=True).encode()).hexdigest()[:8]
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        folder = DEFAULT_OUT / f"{stamp}-{digest}"
+        n = 1
+        while folder.exists():
+            n += 1
+            folder = DEFAULT_OUT / f"{stamp}-{digest}-{n}"
+    else:
+        folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".duelcheck-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"--out {folder}: cannot write there ({exc.strerror or exc})") from None
+    return folder
+
+
+def _write_summary(folder: Path, report: Any) -> None:
+    """summary.json: the command, the version, the rules, every verdict with its trace and seconds, the exit code."""
+    from duelcheck.counterexamples.itf import write_atomic
+
+    ctx = click.get_current_context(silent=True)
+    options = {k: list(v) if isinstance(v, tuple) else v for k, v in (ctx.params if ctx else {}).items()}
+    summary = {
+        "command": "duelcheck check",
+        "options": options,
+        "duelcheck": __version__,
+        "exit_code": report.exit_code,
+        "simulation_seed": 0,
+        **report.to_json(),
+    }
+    try:
+        write_atomic(folder / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise InputError(f"--out {folder}: cannot write ({exc.strerror or exc})") from None
 
 
 def _print_table(report: Any) -> None:
@@ -160,6 +271,7 @@ def _print_table(report: Any) -> None:
         "violated": "red",
         "not-found": "red",
         "unknown": "yellow",
+        "interrupted": "yellow",
     }
     for r in report.results:
         bound = "all" if r.proved else str(r.bound)
@@ -169,9 +281,9 @@ def _print_table(report: Any) -> None:
         table.add_row(escape(r.label), r.kind, verdict, bound, length, minimal, f"{r.seconds:.1f}", r.engine)
     console.print(table)
     for r in report.results:
-        if r.note and r.verdict in ("violated", "unknown", "not-found", "unreachable"):
+        if r.note and r.verdict in ("violated", "unknown", "not-found", "unreachable", "interrupted"):
             console.print(f"  {escape(r.label)}: {escape(r.note)}")
-    bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown")]
+    bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown", "interrupted")]
     summary = f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"
     console.print(summary)
     for r in report.results:
@@ -226,7 +338,7 @@ def show(trace_file: str, rules_file: str | None) -> None:
     if not isinstance(meta, dict):
         meta = {}
     title = f"{meta.get('description', path.name)}   ({len(trace)} steps)"
-    click.echo(render(trace, title))
+    click.echo(_safe(render(trace, title)))
 
 
 @main.command("to-log")
@@ -257,16 +369,118 @@ def to_log(trace_file: str, out_file: str | None, first: int) -> None:
 
 
 @main.command("replay")
-@click.argument("play_file", type=click.Path(dir_okay=False))
+@click.argument("plays", nargs=-1, required=True, type=click.Path())
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the file).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--junit", "junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report here.")
 @_guard
-def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
-    """Replay a duel log or an ITF trace against the rules: exit 0 if it conforms, 1 if not."""
-    from duelcheck.conformance import replay
+def replay_cmd(plays: tuple[str, ...], rules_file: str | None, fmt: str, junit: str | None) -> None:
+    """Replay duel logs or ITF traces against the rules: exit 0 if each conforms (or matches its expected
+    outcome), 1 if not. Folders are read for every *.json file in them; several files give one line each."""
     from duelcheck.rules import load_rules
 
     rules = load_rules(rules_file) if rules_file else None
+    files = _play_files(plays)
+    if len(files) == 1 and not junit and not Path(plays[0]).is_dir():
+        _replay_one(files[0], rules, fmt)
+        return
+    outcomes = [_replay_outcome(f, rules) for f in files]
+    if junit:
+        _write_junit(Path(junit), outcomes)
+    if fmt == "json":
+        click.echo(json.dumps([o.to_json() for o in outcomes], indent=2))
+    else:
+        for o in outcomes:
+            click.echo(_safe(f"{o.status:5s} {o.path}: {o.line}"))
+        counts = {k: sum(1 for o in outcomes if o.status == k) for k in ("ok", "FAIL", "ERROR")}
+        click.echo(f"{len(outcomes)} files: {counts['ok']} ok, {counts['FAIL']} failed, {counts['ERROR']} bad input")
+    if any(o.status == "ERROR" for o in outcomes):
+        sys.exit(EXIT_INPUT)
+    sys.exit(EXIT_OK if all(o.status == "ok" for o in outcomes) else EXIT_FAIL)
+
+
+def _play_files(plays: tuple[str, ...]) -> list[Path]:
+    files: list[Path] = []
+    for name in plays:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.json") if p.is_file())
+            if not found:
+                raise InputError(f"{path}: expected a duel log, an ITF trace, or a folder holding *.json files")
+            files += found
+        else:
+            files.append(path)
+    return files
+
+
+@dataclass
+class _Outcome:
+    path: Path
+    status: str  # ok, FAIL (does not conform, or its expected outcome is not matched), ERROR (bad input)
+    line: str
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": str(self.path), "status": self.status, "result": self.line, "seconds": round(self.seconds, 3)}
+
+
+def _replay_outcome(path: Path, rules: Any) -> _Outcome:
+    import time
+
+    from duelcheck.conformance import replay
+
+    t0 = time.perf_counter()
+    try:
+        report = replay(path, rules)
+    except InputError as exc:
+        return _Outcome(path, "ERROR", f"bad input: {exc}", time.perf_counter() - t0)
+    if report.expect is not None:
+        failures = report.expectation_failures()
+        line = "expected outcome matched" if not failures else "expected outcome NOT matched: " + failures[0]
+        return _Outcome(path, "ok" if not failures else "FAIL", line, time.perf_counter() - t0)
+    if report.conforms:
+        return _Outcome(path, "ok", f"conforms ({report.total} steps)", time.perf_counter() - t0)
+    bad = next((st for st in report.steps if not st.legal), None)
+    if bad is not None:
+        line = f"does not conform: step {bad.index} is illegal: {bad.reason}"
+    else:
+        first = next(st for st in report.steps if st.differences)
+        name, model, observed = first.differences[0]
+        line = f"does not conform: step {first.index}: {name}: the rules give {model}, observed {observed}"
+    return _Outcome(path, "FAIL", line, time.perf_counter() - t0)
+
+
+def _write_junit(path: Path, outcomes: list[_Outcome]) -> None:
+    from xml.etree import ElementTree as ET
+
+    from duelcheck.counterexamples.itf import write_atomic
+
+    failures = sum(1 for o in outcomes if o.status == "FAIL")
+    errors = sum(1 for o in outcomes if o.status == "ERROR")
+    suite = ET.Element(
+        "testsuite",
+        name="duelcheck replay",
+        tests=str(len(outcomes)),
+        failures=str(failures),
+        errors=str(errors),
+        time=f"{sum(o.seconds for o in outcomes):.3f}",
+    )
+    for o in outcomes:
+        case = ET.SubElement(suite, "testcase", classname="duelcheck.replay", name=str(o.path), time=f"{o.seconds:.3f}")
+        if o.status == "FAIL":
+            ET.SubElement(case, "failure", message=_safe(o.line)).text = _safe(o.line)
+        elif o.status == "ERROR":
+            ET.SubElement(case, "error", message=_safe(o.line)).text = _safe(o.line)
+    text = ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode")
+    try:
+        write_atomic(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n")
+    except OSError as exc:
+        raise InputError(f"--junit {path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _replay_one(play_file: Path, rules: Any, fmt: str) -> None:
+    from duelcheck.conformance import replay
+
     report = replay(play_file, rules)
     expect = report.expect
     failures = report.expectation_failures() if expect is not None else []
@@ -279,9 +493,9 @@ def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
         for st in report.steps:
             verdict = "legal" if st.legal else f"ILLEGAL: {st.reason}"
             who = "" if st.player is None else f"player {st.player}: "
-            click.echo(f"{st.index:4d}  {who}{st.shown}  [{st.clause}]  {verdict}")
+            click.echo(_safe(f"{st.index:4d}  {who}{st.shown}  [{st.clause}]  {verdict}"))
             for name, model, observed in st.differences:
-                click.echo(f"        {name}: model {model}, observed {observed}")
+                click.echo(_safe(f"        {name}: model {model}, observed {observed}"))
         if report.conforms:
             click.echo(f"conforms: all {report.total} steps are legal and match the observed states")
         elif report.stopped_at is not None:
@@ -294,7 +508,7 @@ def replay_cmd(play_file: str, rules_file: str | None, fmt: str) -> None:
         if expect is not None:
             click.echo("the log's expected outcome: " + ("matched" if not failures else "NOT matched"))
             for failure in failures:
-                click.echo(f"  {failure}")
+                click.echo(_safe(f"  {failure}"))
     sys.exit(0 if report.conforms else 1)
 
 

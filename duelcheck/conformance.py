@@ -270,6 +270,11 @@ def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Rep
         data = load_json(Path(play))
     else:
         data = play
+    if isinstance(data, dict) and "format" not in data and "states" not in data:
+        raise InputError(
+            f'{source}: (document): expected a duel log (with "format": "duelcheck-log/1") or an ITF trace '
+            '(with "states"); this has neither'
+        )
     if is_log(data):
         log = parse(data, source)
         ts = TransitionSystem(rules if rules is not None else log_rules(log, source))

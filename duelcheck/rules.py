@@ -89,9 +89,10 @@ def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
             msg = f"unknown key; expected one of {', '.join(Rules.model_fields)}"
         else:
             field = Rules.model_fields.get(key)
-            want = getattr(field.annotation, "__name__", None) if field is not None else None
-            if field is not None and getattr(field.annotation, "__origin__", None) is Literal:
-                want = "one of " + ", ".join(repr(v) for v in field.annotation.__args__)
+            annotation = field.annotation if field is not None else None
+            want = getattr(annotation, "__name__", None)
+            if getattr(annotation, "__origin__", None) is Literal:
+                want = "one of " + ", ".join(repr(v) for v in getattr(annotation, "__args__", ()))
             want = want or "a valid value"
             msg = f"{err['msg']} (expected {want})"
         raise _fail(path, key, msg) from None
@@ -103,13 +104,14 @@ def load_rules(path: str | Path | None) -> Rules:
     """Load rule parameters from a TOML file; None gives the official rules."""
     if path is None:
         return Rules()
+    from duelcheck.inputs import read_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read the rule file ({exc.strerror})") from None
+    text = read_text(p, "rule file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{p}: not valid TOML ({exc})") from None
+    except (RecursionError, ValueError) as exc:
+        raise InputError(f"{p}: not a rule file: expected a flat table of parameters ({type(exc).__name__})") from None
     return rules_from_mapping(data, str(p))

@@ -7,7 +7,7 @@ from typing import Literal
 
 from duelcheck.model.system import Step
 
-Verdict = Literal["holds", "violated", "found", "unreachable", "not-found", "unknown"]
+Verdict = Literal["holds", "violated", "found", "unreachable", "not-found", "unknown", "interrupted"]
 
 
 @dataclass

@@ -28,6 +28,7 @@ from typing import Any
 import z3
 
 from duelcheck.engines.base import Result, Trace, Verdict
+from duelcheck.engines.limits import check_interrupt
 from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, open_session
 from duelcheck.errors import InternalError
 from duelcheck.model.state import PARAMS, State
@@ -148,8 +149,10 @@ class BMC:
         lemmas: list[Check] | None = None,
         deadline: float | None = None,
         workers: int = 1,
+        property_timeout: float | None = None,
     ):
         self.ts = system
+        self.property_timeout = property_timeout  # seconds each goal may be searched (from its group's start)
         self.workers = max(1, workers)
         self.solver = solver
         self.rlimit = rlimit
@@ -190,6 +193,10 @@ class BMC:
         out: list[Reach | None] = [None] * len(goals)
         try:
             for proc, recv, group in procs:
+                while not recv.poll(0.2):  # waiting in short slices: a Ctrl-C is seen within a moment
+                    check_interrupt()
+                    if not proc.is_alive() and not recv.poll(0):
+                        break
                 try:
                     data = recv.recv()
                 except EOFError:
@@ -213,6 +220,9 @@ class BMC:
         return [r for r in out if r is not None]
 
     def _child(self, conn: Any, goals: list[Goal], depth: int, start: State | None, progress: Any) -> None:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
         try:  # pragma: no cover - runs in a child process
             found = self._reach_group(goals, depth, start, progress)
             rows = [
@@ -241,7 +251,9 @@ class BMC:
         out: list[Reach | None] = [None] * len(goals)
         pending = set(range(len(goals)))
         t0 = time.perf_counter()
-        session: Session = open_session(self.solver, self.rlimit, self.deadline)
+        limit = None if self.property_timeout is None else time.monotonic() + self.property_timeout
+        deadlines = [d for d in (self.deadline, limit) if d is not None]
+        session: Session = open_session(self.solver, self.rlimit, min(deadlines) if deadlines else None)
         self.used = session.name
         try:
             session.add(u.constraints[0])
@@ -261,8 +273,11 @@ class BMC:
                         session.add(hit == t)
                         hits[i] = hit
                 while hits:
+                    check_interrupt()
                     if self.deadline is not None and time.monotonic() > self.deadline:
-                        raise Stopped("time limit")
+                        raise Stopped("the run's time limit (--timeout)")
+                    if limit is not None and time.monotonic() > limit:
+                        raise Stopped(f"the property time limit (--property-timeout {self.property_timeout:g} s)")
                     self.questions += 1
                     answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d)])
                     if answer == UNSAT:
@@ -283,8 +298,14 @@ class BMC:
                         pending.discard(i)
                         del hits[i]
         except Stopped as stop:
+            now = time.monotonic()
+            why = str(stop)
+            if self.deadline is not None and now >= self.deadline:
+                why = "the run's time limit (--timeout)"
+            elif limit is not None and now >= limit:
+                why = f"the property time limit (--property-timeout {self.property_timeout:g} s)"
             for i in pending:
-                out[i] = Reach("unknown", len(u.states) - 1, None, f"stopped: {stop}")
+                out[i] = Reach("unknown", len(u.states) - 1, None, f"stopped at depth {len(u.states) - 1}: {why}")
             pending.clear()
         finally:
             session.close()

@@ -29,7 +29,9 @@ from pathlib import Path
 from duelcheck.engines.base import Result
 from duelcheck.engines.bmc import BMC
 from duelcheck.engines.kind import Induction
+from duelcheck.engines.limits import Watchdog
 from duelcheck.engines.sim import Simulator
+from duelcheck.engines.smt import Stopped
 from duelcheck.errors import InternalError
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import Property
@@ -62,6 +64,8 @@ class Report:
     @property
     def exit_code(self) -> int:
         verdicts = {r.verdict for r in self.results}
+        if "interrupted" in verdicts:
+            return 130
         if verdicts & {"violated", "not-found"}:
             return 1
         if "unknown" in verdicts:
@@ -83,8 +87,10 @@ class Checker:
         cache: Path | None = None,
         deadline: float | None = None,
         workers: int = 3,
+        property_timeout: float | None = None,
     ):
         self.rules = rules
+        self.property_timeout = property_timeout
         self.ts = TransitionSystem(rules)
         self.depth = depth
         self.out = out
@@ -98,12 +104,55 @@ class Checker:
         self.workers = workers
         self._sim_steps = 0
         self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
+        self._open: set[tuple[str, str]] = set()  # results still being worked on by a later stage
+        self.interrupted = False
 
     def run(self, props: list[Property]) -> Report:
+        """Every verdict; on Ctrl-C the verdicts settled so far, the rest `interrupted` (exit 130)."""
         t0 = time.perf_counter()
         results: dict[tuple[str, str], Result] = {}
+        self._open = {(p.name, c.label) for p in props for c in p.checks}
+        dog = Watchdog(self.deadline)
+        try:
+            with dog:
+                self._run(props, results)
+        except KeyboardInterrupt:
+            self.interrupted = True
+        except Exception as exc:
+            # a Ctrl-C that lands inside a call into the solver's C library surfaces as that call's error
+            if not (dog.interrupted or "KeyboardInterrupt" in f"{type(exc).__name__}: {exc}"):
+                raise
+            self.interrupted = True
+        ordered = []
+        for p in props:
+            for c in p.checks:
+                r = results.get((p.name, c.label))
+                if r is None or (p.name, c.label) in self._open:
+                    seconds = time.perf_counter() - t0
+                    r = Result(
+                        p.name, c.label, p.kind, "interrupted", self.depth, seconds, "", note="interrupted (Ctrl-C)"
+                    )
+                    if not self.interrupted:  # pragma: no cover - every stage settles what it is given
+                        raise InternalError(f"no verdict for {r.label}")
+                ordered.append(r)
+        for r in ordered:
+            if r.trace is not None:
+                self._certify(next(p for p in props if p.name == r.prop), r)
+        return Report(self.rules, self.depth, ordered, time.perf_counter() - t0)
+
+    def _settle(self, r: Result) -> None:
+        self._open.discard((r.prop, r.case))
+
+    def _limit(self) -> float | None:
+        """The deadline of one property's search: the run's, or the property's own, whichever is first."""
+        if self.property_timeout is None:
+            return self.deadline
+        mine = time.monotonic() + self.property_timeout
+        return mine if self.deadline is None else min(mine, self.deadline)
+
+    def _run(self, props: list[Property], results: dict[tuple[str, str], Result]) -> None:
         proved: set[str] = set()
-        induction = Induction(self.ts, cache=self.cache)
+        induction = Induction(self.ts, cache=self.cache, deadline=self.deadline)
         invariants = [p for p in props if p.kind == "always"]
         lemmas = []
         from duelcheck.properties import PROPERTIES
@@ -115,7 +164,12 @@ class Checker:
             # of witnesses alone uses proofs only when they are cached.
             if invariants:
                 self.progress("proving invariants by induction")
-                proved = induction.prove_suite(self._suite)
+                try:
+                    proved = induction.prove_suite(self._suite)
+                except Stopped:  # the run's time limit: nothing proved, nothing cached
+                    proved = set()
+                    for p in invariants:
+                        induction.notes[p.name] = "proof stopped by the run's time limit (--timeout)"
             else:
                 proved = induction.cached_suite(self._suite) or set()
             lemmas = induction.lemmas(proved, self._suite)
@@ -126,8 +180,9 @@ class Checker:
                         r = Result(p.name, c.label, p.kind, "holds", self.depth, seconds, "k-induction", proved=True)
                         r.note = "proved for all depths" + (" (cached proof)" if induction.from_cache else "")
                         results[(p.name, c.label)] = r
+                        self._settle(r)
         rest = [p for p in props if p.name not in proved]
-        bmc = BMC(self.ts, self.solver, self.rlimit, lemmas, self.deadline, self.workers)
+        bmc = BMC(self.ts, self.solver, self.rlimit, lemmas, self.deadline, self.workers, self.property_timeout)
         for r in bmc.run(rest, self.depth, self.progress):
             r.engine = f"bmc/{bmc.used}"
             if r.verdict in ("found", "violated"):
@@ -142,16 +197,19 @@ class Checker:
             results[(r.prop, r.case)] = r
         by_prop = {p.name: p for p in props}
         missing = [r for r in results.values() if r.kind == "sometimes" and r.verdict in ("not-found", "unknown")]
+        for r in results.values():
+            if r not in missing:
+                self._settle(r)
         if missing and self.prove:
             self._unreachable(induction, missing, by_prop)
+        for r in missing:
+            if r.verdict == "unreachable" or not self.simulate:
+                self._settle(r)
         missing = [r for r in missing if r.verdict != "unreachable"]
         if missing and self.simulate:
             self._simulate(missing, by_prop)
-        ordered = [results[(p.name, c.label)] for p in props for c in p.checks]
-        for r in ordered:
-            if r.trace is not None:
-                self._certify(by_prop[r.prop], r)
-        return Report(self.rules, self.depth, ordered, time.perf_counter() - t0)
+            for r in missing:
+                self._settle(r)
 
     # -- witnesses beyond the bound -----------------------------------------------------------
     def _unreachable(self, induction: Induction, missing: list[Result], by_prop: dict[str, Property]) -> None:
@@ -159,7 +217,15 @@ class Checker:
         for r in missing:
             check = next(c for c in by_prop[r.prop].checks if c.label == r.case)
             t0 = time.perf_counter()
-            if induction.prove_negation(check, self._suite):
+            induction.deadline = self._limit()
+            try:
+                unreachable = induction.prove_negation(check, self._suite)
+            except Stopped:
+                r.note += "; the unreachability proof was stopped by a time limit"
+                unreachable = False
+            finally:
+                induction.deadline = self.deadline
+            if unreachable:
                 r.verdict, r.engine, r.proved, r.trace = "unreachable", "k-induction", True, None
                 r.note = "its negation is proved for all depths: no play under these rules reaches it"
             r.seconds += time.perf_counter() - t0
@@ -172,7 +238,7 @@ class Checker:
         t0 = time.perf_counter()
         try:
             sim = Simulator(self.ts)
-            found = sim.search(checks, deadline=self.deadline)
+            found = sim.search(checks, deadline=self._limit())
             self._sim_steps = sim.max_steps
         except (KeyboardInterrupt, InternalError):
             raise

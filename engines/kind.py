@@ -31,7 +31,8 @@ from typing import Any
 import z3
 
 from duelcheck.engines.cache import ProofCache
-from duelcheck.engines.smt import SAT, UNSAT, solve_cases
+from duelcheck.engines.limits import check_interrupt
+from duelcheck.engines.smt import SAT, UNSAT, Stopped, solve_cases
 from duelcheck.model.cards import Effect
 from duelcheck.model.system import SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
@@ -66,8 +67,15 @@ def negation(check: Check) -> Check:
 class Induction:
     name = "k-induction"
 
-    def __init__(self, system: TransitionSystem, rlimit_scale: float = 1.0, cache: Path | None = None):
+    def __init__(
+        self,
+        system: TransitionSystem,
+        rlimit_scale: float = 1.0,
+        cache: Path | None = None,
+        deadline: float | None = None,
+    ):
         self.ts = system
+        self.deadline = deadline  # a time limit the user set (time.monotonic()); past it, Stopped
         self.quick = int(QUICK_RLIMIT * rlimit_scale)
         self.case_limit = int(CASE_RLIMIT * rlimit_scale)
         self.notes: dict[str, str] = {}
@@ -83,7 +91,14 @@ class Induction:
         self._first = system.sym_step(system.sym_state("@b0"), "@b1")  # the first step, for the base case
 
     # -- questions ----------------------------------------------------------------------------
+    def _tick(self) -> None:
+        """Stop between questions on Ctrl-C, or once the user's time limit has passed (nothing is cached)."""
+        check_interrupt()
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Stopped("time limit")
+
     def _fresh(self, constraints: list[Any]) -> Any:
+        self._tick()
         solver = z3.SolverFor("QF_BV")
         solver.set("rlimit", self.case_limit)
         solver.add(*constraints)
@@ -115,7 +130,7 @@ class Induction:
             if answer == z3.unknown:
                 splits = list(self._finer(st, case))
                 self.queries += len(splits)
-                verdict = solve_cases([st.relation, *assume, bad], splits, self.case_limit)
+                verdict = solve_cases([st.relation, *assume, bad], splits, self.case_limit, deadline=self.deadline)
                 answer = {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
             if answer != z3.unsat:
                 return answer
@@ -200,6 +215,7 @@ class Induction:
                     continue
                 t0 = time.perf_counter()
                 for fact in self._goals(p):
+                    self._tick()
                     self.queries += 1
                     answer = solver.check(z3.Not(fact))
                     if answer == z3.sat and first:  # not inductive even assuming every candidate: final
@@ -255,6 +271,7 @@ class Induction:
                 self.notes[p.name] = "fails in the initial state or the first step"
             self.seconds[p.name] = time.perf_counter() - t0
         self.proved = self._inductive(candidates, [])
+        self._tick()  # a question cut short by the time limit proves nothing: never cache its outcome
         if self.cache is not None:
             self.cache.put(
                 self.cache.key(self.ts.rules, invariants), {"proved": sorted(self.proved), "notes": self.notes}

@@ -10,6 +10,7 @@ deterministic (no randomness, no clock) but not proved minimal.
 from __future__ import annotations
 
 from duelcheck.engines.base import Trace
+from duelcheck.engines.limits import check_interrupt
 from duelcheck.model.cards import NO_CHOICE
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
@@ -65,6 +66,7 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
     while chunk >= 1 and tried < max_candidates:
         i, removed = 0, False
         while i < len(best) and tried < max_candidates:
+            check_interrupt()
             # the play up to i is kept as it is: replay only what follows the removed run
             before = best[i - 1].state if i > 0 else start
             tail = [(st.action, st.params) for st in best[i + chunk :]]

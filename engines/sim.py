@@ -13,6 +13,7 @@ import random
 import time
 
 from duelcheck.engines.base import Trace
+from duelcheck.engines.limits import check_interrupt
 from duelcheck.model.cards import NO_CHOICE, STOP, TO_BATTLE, TO_END
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
@@ -84,6 +85,7 @@ class Simulator:
             s = self.ts.init()
             steps = [Step("init", {}, s)]
             for _ in range(min(self.length, self.max_steps - taken)):
+                check_interrupt()
                 taken += 1
                 step = self.choose(s, rng)
                 if step is None:

@@ -135,6 +135,7 @@ class YicesSession(Session):
             stderr=subprocess.STDOUT,
             text=True,
             bufsize=1,
+            start_new_session=True,  # out of reach of the terminal's Ctrl-C: this process stops it
         )
         self.declared: set[str] = set()
         self.deadline = deadline
@@ -207,7 +208,9 @@ class YicesSession(Session):
                 f.close()
 
 
-def solve_cases(base: list[Any], cases: list[list[Any]], rlimit: int | None = None, workers: int = 2) -> str:
+def solve_cases(
+    base: list[Any], cases: list[list[Any]], rlimit: int | None = None, workers: int = 2, deadline: float | None = None
+) -> str:
     """Whether the base constraints are unsatisfiable in every case: `unsat` when every case is, else
     `sat` (some case has a model) or `unknown`. Each case is asked of a fresh solver with full
     preprocessing: Yices (child processes reading SMT-LIB 2, `workers` at a time) when installed, else Z3
@@ -231,28 +234,43 @@ def solve_cases(base: list[Any], cases: list[list[Any]], rlimit: int | None = No
     answers: list[str] = []
     running: list[subprocess.Popen[str]] = []
     pending = list(texts)
-    while pending or running:
-        while pending and len(running) < max(1, workers):
-            proc = subprocess.Popen(
-                [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-            )
-            assert proc.stdin is not None
-            proc.stdin.write(pending.pop(0))
-            proc.stdin.close()
-            running.append(proc)
-        proc = running.pop(0)
-        assert proc.stdout is not None and proc.stderr is not None
-        out, err = proc.stdout.read(), proc.stderr.read()
-        proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-        answer = out.strip()
-        if answer not in (SAT, UNSAT):
-            for other in running:
-                other.kill()
-                other.wait()
-            raise InternalError(f"yices-smt2: {answer or err.strip()}")
-        answers.append(answer)
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, workers):
+                proc = subprocess.Popen(
+                    [path],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    start_new_session=True,  # stopped by this process on Ctrl-C, not by the terminal
+                )
+                assert proc.stdin is not None
+                proc.stdin.write(pending.pop(0))  # every case runs at once, up to `workers`
+                proc.stdin.close()
+                running.append(proc)
+            proc = running[0]
+            try:
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                proc.wait(timeout=wait)  # its answer is one line: the pipe cannot fill up
+            except subprocess.TimeoutExpired:
+                raise Stopped("time limit") from None
+            running.pop(0)
+            assert proc.stdout is not None and proc.stderr is not None
+            out, err = proc.stdout.read(), proc.stderr.read()
+            proc.stdout.close()
+            proc.stderr.close()
+            answer = out.strip()
+            if answer not in (SAT, UNSAT):
+                raise InternalError(f"yices-smt2: {answer or err.strip()}")
+            answers.append(answer)
+    finally:
+        for other in running:
+            other.kill()
+            other.wait()
+            for stream in (other.stdout, other.stderr):
+                if stream is not None:
+                    stream.close()
     return UNSAT if all(a == UNSAT for a in answers) else SAT
 
 

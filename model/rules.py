@@ -278,7 +278,8 @@ def destroy_all_monsters(n: Builder) -> None:
     mine_had = n.monsters(tp) > 0
     for p in (0, 1):
         for z in range(n.r.monster_zones):
-            with n.when(n.g("m_occ", p, z)):
+            # a monster destroyed by battle is destroyed already: it goes at the end of the Damage Step
+            with n.when(k.and_(n.g("m_occ", p, z), k.not_(n.g("m_doomed", p, z)))):
                 to_graveyard(n, p, z)
     with n.when(opp_had):
         monster_count_changed(n, n.other(tp))  # 6.3.4.2.1 replay
@@ -942,6 +943,11 @@ def trigger(s: State, a: Params, n: Builder) -> None:
     )
     mine = trigger_due(s, tp)
     n.require(k.or_(mine, trigger_due(s, s.other(tp))), "6.3.4.3.4: no triggered effect is waiting to be activated")
+    length = s.g("chain_len")
+    n.require(  # effects triggered at one timing start a new chain together (6.3.4.3.4)
+        k.or_(length == 0, k.and_(length == 1, k.one_of(s.g("c_kind", 0), (Kind.FLIP, Kind.TRIGGER)))),
+        "6.3.4.3.4: triggered effects start a new chain once the last one has resolved",
+    )
     p = k.ite(mine, tp, s.other(tp), w=1)
     eff, zone, pending = s.g("trig_eff", p), s.g("trig_zone", p), s.g("trig", p)
     clear(n, TRIGGER_FIELDS, p)
@@ -982,7 +988,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         require_stats(n, a.atk, a.defv)
     with n.when(k.not_(summons)):
         n.require(k.and_(a.atk == 0, a.defv == 0, k.not_(a.pos)), "no monster is Special Summoned")
-    target = k.and_(s.g("m_occ", tpl, tz), k.not_(s.g("m_doomed", tpl, tz)))
+    target = k.and_(tar == 0, s.g("m_occ", tpl, tz), k.not_(s.g("m_doomed", tpl, tz)))  # a monster still there
     changes = k.and_(applies, eff == Effect.CHANGE_ATK, target, s.g("m_up", tpl, tz))
     with n.when(changes):
         n.require(a.amount != 0, "an ATK change moves ATK by a multiple of 100 other than 0")
@@ -990,7 +996,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         n.require(a.amount == 0, "no ATK changes")
     with n.when(applies):
         with n.when(eff == Effect.DESTROY_CARD):
-            with n.when(tar == 0):
+            with n.when(k.and_(tar == 0, k.not_(s.g("m_doomed", tpl, tz)))):  # not a monster destroyed already
                 destroy_monster(n, tpl, tz)
             with n.when(tar == 1):
                 destroy_spell(n, tpl, tz)

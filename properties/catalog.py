@@ -168,7 +168,16 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
         # 6.3.1: before the normal draw nothing is done: the turn player holds priority, no one has passed
-        k.implies(draw_pending(s), k.and_(s.g("prio") == tp, k.not_(s.g("passed")), length == 0)),
+        k.implies(
+            draw_pending(s),
+            k.and_(
+                s.g("prio") == tp,
+                k.not_(s.g("passed")),
+                length == 0,
+                s.g("trig", 0) == Pending.NONE,
+                s.g("trig", 1) == Pending.NONE,
+            ),
+        ),
         k.implies(ph != Phase.DRAW, k.or_(s.g("drew"), k.not_(k.or_(s.g("turn") > 1, r.first_turn_draw)))),
         k.implies(s.g("attacking"), s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)),
         k.implies(s.g("at_decl"), k.and_(s.g("attacking"), ph == Phase.BATTLE_STEP)),
@@ -244,11 +253,25 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             ),
             k.implies(
                 pending == Pending.FLIPPED,
-                k.and_(s.is_phase(Phase.DMG_BEFORE, Phase.DMG_DURING), p != tp, zone < mz),
+                k.and_(s.is_phase(Phase.DMG_BEFORE, Phase.DMG_DURING), p != tp, zone >= 0, zone < mz),
             ),
-            k.implies(pending == Pending.FLIP_DUE, zone < mz),
+            k.implies(pending == Pending.FLIP_DUE, k.and_(zone >= 0, zone < mz)),
             k.implies(pending == Pending.TRIGGER_DUE, k.and_(ph == Phase.DMG_END, zone == GRAVEYARD)),
             k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
+            # a waiting effect waits for the chain to resolve, or joins, second, the turn player's effect
+            # triggered with it (6.3.4.3.4: they chain by priority, the turn player's first)
+            k.implies(
+                k.and_(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("resolving"))),
+                k.or_(
+                    length == 0,
+                    k.and_(
+                        length == 1,
+                        p != tp,
+                        s.g("c_owner", 0) == tp,
+                        k.one_of(s.g("c_kind", 0), (Kind.FLIP, Kind.TRIGGER)),
+                    ),
+                ),
+            ),
         ]
     for j in range(cl):
         live_link = j < length
@@ -579,9 +602,10 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
         allowed = k.and_(before_calc, k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.CHANGE_ATK))
     else:
         allowed = k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc))
-    # triggered effects: a Flip effect after damage calculation, a battle-destroyed monster's at the end
-    timing = k.or_(s.g("phase") == Phase.DMG_AFTER, s.g("phase") == Phase.DMG_END)
-    triggered = k.implies(k.and_(a.is_("trigger"), s.is_phase(*DAMAGE_STEP), a.p("pos")), timing)
+    # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step
+    new = s.g("chain_len")
+    destroyed = k.and_(a.is_("trigger"), a.p("pos"), t.g("c_kind", new) == Kind.TRIGGER)
+    triggered = k.implies(destroyed, s.g("phase") == Phase.DMG_END)
     return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
 
 
@@ -590,7 +614,7 @@ always(
     "6.3.4.3",
     "In the Damage Step only Counter Traps, negating effects and (up to before damage calculation) ATK/DEF "
     "changes are activated (under the seed-000 reading: ATK/DEF changes and Counter Traps, up to before damage "
-    "calculation); triggered effects only after damage calculation or at the end of the Damage Step.",
+    "calculation); a battle-destroyed monster's effect only at the end of the Damage Step.",
     step(_damage_step_activations),
 )
 

@@ -1,0 +1,304 @@
+"""No crash on any input, exit codes a CI can trust, Ctrl-C and time limits that work, one folder per run.
+
+The fuzz tests run a small profile by default; `DUELCHECK_FUZZ=long` runs the long one (thousands of
+inputs through the library, hundreds through the command line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from duelcheck.cli import main
+from duelcheck.conformance import replay
+from duelcheck.errors import InputError
+from duelcheck.rules import load_rules
+
+LONG = os.environ.get("DUELCHECK_FUZZ") == "long"
+LIBRARY_EXAMPLES = 10_000 if LONG else 150
+CLI_EXAMPLES = 500 if LONG else 40
+SCENARIOS = sorted((Path(__file__).parent / "scenarios").rglob("*.json"))
+SEEDS = [json.loads(p.read_text(encoding="utf-8")) for p in SCENARIOS[::6]]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+# -- mutated documents --------------------------------------------------------------------------
+
+JSON_LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.sampled_from(["hand", "direct", "main1", "negate", "counter_trap", "graveyard", "pay_lp", "\ud800"]),
+)
+
+
+def paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += paths(v, (*prefix, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += paths(v, (*prefix, i))
+    return out
+
+
+def mutate(doc: Any, where: tuple[Any, ...], how: str, value: Any) -> Any:
+    doc = json.loads(json.dumps(doc))
+    if not where:
+        return value
+    parent = doc
+    for key in where[:-1]:
+        parent = parent[key]
+    last = where[-1]
+    if how == "delete":
+        del parent[last]
+    elif how == "wrap":
+        parent[last] = [parent[last]]
+    elif how == "add" and isinstance(parent, dict):
+        parent[str(value)] = value
+    else:
+        parent[last] = value
+    return doc
+
+
+@st.composite
+def mutated_logs(draw: Any) -> Any:
+    doc = draw(st.sampled_from(SEEDS))
+    for _ in range(draw(st.integers(1, 3))):
+        places = paths(doc)
+        where = draw(st.sampled_from(places))
+        how = draw(st.sampled_from(["set", "delete", "wrap", "add"]))
+        doc = mutate(doc, where, how, draw(JSON_LEAF))
+    return doc
+
+
+def as_itf(doc: Any) -> Any:
+    """A duel log's board turned into the first state of an ITF document, to fuzz the trace reader."""
+    return {"#meta": {"format": "ITF"}, "vars": ["action"], "states": [{"action": {"tag": "init"}, **doc}]}
+
+
+@settings(max_examples=LIBRARY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(doc=mutated_logs(), itf=st.booleans())
+def test_the_library_refuses_bad_documents_with_one_line(doc: Any, itf: bool) -> None:
+    """Any document: a report, or an InputError naming a place; never another exception."""
+    try:
+        replay(as_itf(doc) if itf and isinstance(doc, dict) else doc)
+    except InputError as exc:
+        text = str(exc)
+        assert "\n" not in text and ": " in text
+
+
+@settings(max_examples=CLI_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    data=st.one_of(
+        mutated_logs().map(lambda d: json.dumps(d).encode("utf-8", "surrogatepass")),
+        st.binary(max_size=64),
+        st.text(max_size=64).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    ),
+    command=st.sampled_from(["replay", "show", "to-log"]),
+)
+def test_the_command_line_never_shows_a_traceback(tmp_path_factory: Any, data: bytes, command: str) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "input.json"
+    path.write_bytes(data)
+    code, out, err = run(command, str(path))
+    assert code in (0, 1, 2), (code, out, err)
+    assert "Traceback" not in out + err
+    if code == 2:
+        assert err.startswith("duelcheck: ") and err.count("\n") == 1 and str(path) in err
+
+
+@settings(max_examples=CLI_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=st.text(max_size=80))
+def test_a_rule_file_of_any_text_is_read_or_refused(tmp_path_factory: Any, text: str) -> None:
+    path = tmp_path_factory.mktemp("rules") / "rules.toml"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        load_rules(path)
+    except InputError as exc:
+        assert str(path) in str(exc) and "\n" not in str(exc)
+
+
+# -- the crashes found, one regression test each --------------------------------------------------
+
+
+def test_each_reported_crash_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    cases = {
+        "not-utf8.json": b"\xff",
+        "deep.json": b"[" * 1000 + b"]" * 1000,
+        "digits.json": b'{"format": "duelcheck-log/1", "board": {"turn": ' + b"1" * 4301 + b"}}",
+        "rules-not-utf8.toml": b"\xff\xfe",
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        if name.endswith(".toml"):
+            code, _, err = run("check", "--rules", str(path), "--depth", "0")
+        else:
+            code, _, err = run("replay", str(path))
+        assert code == 2 and err.count("\n") == 1 and str(path) in err, (name, err)
+    for device in ("/dev/zero", "/dev/urandom"):
+        code, _, err = run("replay", device)
+        assert code == 2 and "not a device, FIFO or socket" in err
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    code, _, err = run("replay", str(fifo))
+    assert code == 2 and "FIFO" in err
+
+
+def test_trace_readers_fill_missing_parameters_and_escape_odd_text(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _, _ = run("check", "--property", "reach-turn-3", "--depth", "9", "--no-proofs", "--out", str(out))
+    assert code == 0
+    trace = out / "reach-turn-3.itf.json"
+    data = json.loads(trace.read_text(encoding="utf-8"))
+    for state in data["states"]:
+        state["action"].pop("value", None)  # a trace whose steps give no parameters
+    data["#meta"]["description"] = "lone \ud800 surrogate"
+    bad = tmp_path / "odd.itf.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    for command in ("show", "to-log", "replay"):
+        code, text, err = run(command, str(bad))
+        assert code in (0, 1) and "Traceback" not in text + err, (command, err)
+
+
+def test_an_unexpected_error_is_exit_4_with_one_line_and_debug_shows_it(monkeypatch: Any) -> None:
+    import duelcheck.conformance as conformance
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(conformance, "replay", broken)
+    path = SCENARIOS[0]
+    code, _, err = run("replay", str(path))
+    assert code == 4 and err.count("\n") == 1 and "RuntimeError: boom" in err and "--debug" in err
+    result = CliRunner().invoke(main, ["--debug", "replay", str(path)])
+    assert isinstance(result.exception, RuntimeError)
+
+
+# -- folders and files -----------------------------------------------------------------------------
+
+
+def test_out_must_be_writable_before_the_run_starts(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    targets = [str(blocker / "under"), "", "/dev/full/x"]
+    if os.geteuid() != 0:  # root writes anywhere
+        targets.append(str(locked))
+    for target in targets:
+        t0 = time.perf_counter()
+        code, _, err = run("check", "--out", target, "--property", "reach-turn-3")
+        assert code == 2 and "--out" in err and err.count("\n") == 1, (target, err)
+        assert time.perf_counter() - t0 < 5  # refused at the start, not after the run
+
+
+def test_each_run_writes_a_new_folder_with_a_summary(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = ["check", "--property", "reach-main2", "--depth", "12", "--no-proofs"]
+    first = run(*args)
+    time.sleep(1.1)
+    second = run(*args)
+    assert first[0] == second[0] == 0
+    folders = sorted((tmp_path / "duelcheck-out").iterdir())
+    assert len(folders) == 2 and folders[0] != folders[1]
+    assert f"written to {folders[0].relative_to(tmp_path)}/" in first[1]
+    summary = json.loads((folders[0] / "summary.json").read_text(encoding="utf-8"))
+    assert summary["exit_code"] == 0 and summary["command"] == "duelcheck check" and summary["duelcheck"]
+    assert summary["options"]["names"] == ["reach-main2"] and summary["options"]["depth"] == 12
+    result = summary["results"][0]
+    assert result["verdict"] == "found" and Path(result["trace"]).name == "reach-main2.itf.json"
+    trace = folders[0] / "reach-main2.itf.json"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(trace.stat().st_mode) == 0o666 & ~mask
+
+
+def test_replay_reads_folders_and_writes_junit(tmp_path: Path) -> None:
+    junit = tmp_path / "report.xml"
+    scenarios = Path(__file__).parent / "scenarios"
+    code, out, _ = run("replay", str(scenarios / "battle"), str(scenarios / "chain"), "--junit", str(junit))
+    assert code == 0 and out.strip().splitlines()[-1].endswith("0 failed, 0 bad input")
+    text = junit.read_text(encoding="utf-8")
+    assert (
+        text.startswith("<?xml")
+        and 'failures="0"' in text
+        and text.count("<testcase")
+        == len(list((scenarios / "battle").glob("*.json")) + list((scenarios / "chain").glob("*.json")))
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    wrong = tmp_path / "wrong.json"
+    data = json.loads((scenarios / "battle" / "01-atk-vs-atk-higher.json").read_text(encoding="utf-8"))
+    data["expect"]["conforms"] = False
+    wrong.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run("replay", str(wrong), str(broken), "--junit", str(junit))
+    assert code == 2 and "FAIL" in out and "ERROR" in out
+    assert 'failures="1"' in junit.read_text(encoding="utf-8") and 'errors="1"' in junit.read_text(encoding="utf-8")
+
+
+# -- time limits and Ctrl-C ------------------------------------------------------------------------
+
+
+def test_a_run_time_limit_makes_unfinished_work_unknown(tmp_path: Path) -> None:
+    t0 = time.perf_counter()
+    code, out, _ = run(
+        "check", "--timeout", "3", "--no-cache", "--out", str(tmp_path / "out"), "--format", "json",
+        "--property", "reach-seed-chain-example", "--property", "card-conservation",
+    )  # fmt: skip
+    seconds = time.perf_counter() - t0
+    results = json.loads(out)["results"]
+    assert code == 3, out
+    assert seconds < 15, seconds
+    for r in results:
+        assert r["verdict"] == "unknown" and "time limit" in (r["note"] or ""), r
+
+
+def test_a_property_time_limit_makes_that_search_unknown(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "check", "--property-timeout", "1", "--no-proofs", "--no-simulation", "--workers", "1",
+        "--property", "reach-seed-chain-example", "--out", str(tmp_path / "out"), "--format", "json",
+    )  # fmt: skip
+    result = json.loads(out)["results"][0]
+    assert code == 3 and result["verdict"] == "unknown" and "--property-timeout" in result["note"]
+
+
+@pytest.mark.parametrize("stage,delay", [("induction", 2.0), ("search", 6.0)])
+def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: str, delay: float) -> None:
+    """SIGINT to a real `duelcheck check`: it stops within 2 s, prints the table, exits 130."""
+    env = {**os.environ, "DUELCHECK_CACHE": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "duelcheck.cli", "check", "--out", str(tmp_path / "out"), "--no-cache"]
+    if stage == "search":
+        args += ["--no-proofs", "--property", "reach-turn-3", "--property", "reach-seed-chain-example"]
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    assert proc.poll() is None, proc.communicate()
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    stopped = time.perf_counter() - sent
+    assert proc.returncode == 130, (out, err)
+    assert stopped < 2.5, stopped
+    assert "interrupted" in out and "Traceback" not in out + err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["exit_code"] == 130

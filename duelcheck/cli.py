@@ -76,6 +76,9 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")
 def main(debug: bool) -> None:
     """duelcheck: a model checker for the turn rules of the Yu-Gi-Oh! TCG."""
+    from duelcheck.engines.limits import install_sigint_handler
+
+    install_sigint_handler()  # no Ctrl-C is lost, even one that lands before the engines start
 
 
 @contextmanager
@@ -166,7 +169,7 @@ def check(
     import time
 
     from duelcheck.engines.cache import default_cache_dir
-    from duelcheck.engines.checker import DEFAULT_DEPTH, Checker
+    from duelcheck.engines.checker import DEFAULT_DEPTH, Checker, interrupted_report
     from duelcheck.rules import load_rules
 
     started = time.monotonic()
@@ -178,23 +181,30 @@ def check(
     folder = _run_folder(out, rules)
     cache = None if no_cache else default_cache_dir()
     with _progress(fmt == "text" and sys.stderr.isatty()) as progress:
-        checker = Checker(
-            rules,
-            bound,
-            folder,
-            progress,
-            solver=solver,
-            rlimit=rlimit,
-            prove=not no_proofs,
-            simulate=not no_simulation,
-            cache=cache,
-            deadline=None if timeout is None else started + timeout,
-            workers=workers,
-            property_timeout=property_timeout,
-        )
-        report = checker.run(props)
         try:
-            checker.write(report)
+            checker: Checker | None = Checker(
+                rules,
+                bound,
+                folder,
+                progress,
+                solver=solver,
+                rlimit=rlimit,
+                prove=not no_proofs,
+                simulate=not no_simulation,
+                cache=cache,
+                deadline=None if timeout is None else started + timeout,
+                workers=workers,
+                property_timeout=property_timeout,
+            )
+        except KeyboardInterrupt:  # Ctrl-C while the model is being built: nothing settled yet
+            checker = None
+        if checker is not None:
+            report = checker.run(props)
+        else:
+            report = interrupted_report(rules, props, bound, time.monotonic() - started)
+        try:
+            if checker is not None:
+                checker.write(report)
         except OSError as exc:
             raise InputError(f"--out {folder}: cannot write ({exc.strerror or exc})") from None
         _write_summary(folder, report)
@@ -471,7 +481,7 @@ def _write_junit(path: Path, outcomes: list[_Outcome]) -> None:
             ET.SubElement(case, "failure", message=_safe(o.line)).text = _safe(o.line)
         elif o.status == "ERROR":
             ET.SubElement(case, "error", message=_safe(o.line)).text = _safe(o.line)
-    text = ET.tostring(ET.ElementTree(suite).getroot(), encoding="unicode")
+    text = ET.tostring(suite, encoding="unicode")
     try:
         write_atomic(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n")
     except OSError as exc:

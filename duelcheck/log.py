@@ -854,7 +854,7 @@ def _spell_trap(s: State, p: int, z: int) -> dict[str, Any]:
     g = s.g
     return {
         "zone": z,
-        "kind": KIND_NAME[Kind(g("s_kind", p, z))],
+        "kind": LINK_KIND_NAME.get(Kind(g("s_kind", p, z)), str(g("s_kind", p, z))),
         "effect": Effect(g("s_eff", p, z)).name.lower(),
         "face": "up" if g("s_up", p, z) else "down",
         "cost": COST_NAME[Cost(g("s_cost", p, z))],

@@ -293,6 +293,16 @@ class Checker:
             r.trace_path = str(path)
 
 
+def interrupted_report(rules: Rules, props: list[Property], depth: int, seconds: float) -> Report:
+    """The report of a run stopped by Ctrl-C before any verdict was settled."""
+    results = [
+        Result(p.name, c.label, p.kind, "interrupted", depth, seconds, "", note="interrupted (Ctrl-C)")
+        for p in props
+        for c in p.checks
+    ]
+    return Report(rules, depth, results, seconds)
+
+
 def check_rules(rules: Rules, props: list[Property], depth: int = DEFAULT_DEPTH, out: Path | None = None) -> Report:
     """Library entry point: check properties under rules; raises InternalError on an uncertified trace."""
     checker = Checker(rules, depth, out)
@@ -301,4 +311,4 @@ def check_rules(rules: Rules, props: list[Property], depth: int = DEFAULT_DEPTH,
     return report
 
 
-__all__ = ["DEFAULT_DEPTH", "Checker", "InternalError", "Report", "check_rules"]
+__all__ = ["DEFAULT_DEPTH", "Checker", "InternalError", "Report", "check_rules", "interrupted_report"]

@@ -22,13 +22,24 @@ from typing import Any
 
 import z3
 
-_ACTIVE: list[Watchdog] = []
+_INTERRUPTED = [False]  # set by the SIGINT handler below; kept once set
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    _INTERRUPTED[0] = True  # kept even if the KeyboardInterrupt below is swallowed by a destructor
+    raise KeyboardInterrupt
+
+
+def install_sigint_handler() -> None:
+    """Record every Ctrl-C (the command line installs this first thing, so that no Ctrl-C is lost)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _on_sigint)
 
 
 def check_interrupt() -> None:
     """Raise KeyboardInterrupt if a Ctrl-C came: the engines call this between questions, because an
     interrupt raised while Python runs a destructor (Z3 frees terms all the time) is swallowed."""
-    if _ACTIVE and _ACTIVE[-1].interrupted:
+    if _INTERRUPTED[0]:
         raise KeyboardInterrupt
 
 
@@ -53,15 +64,10 @@ class Watchdog:
         w.setblocking(False)
         self._pair = (r, w)
         self._old_fd = signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
-        self._old_handler = signal.signal(signal.SIGINT, self._on_sigint)
-        _ACTIVE.append(self)
+        self._old_handler = signal.signal(signal.SIGINT, _on_sigint)
         self._thread = threading.Thread(target=self._watch, name="duelcheck-watchdog", daemon=True)
         self._thread.start()
         return self
-
-    def _on_sigint(self, signum: int, frame: object) -> None:
-        self.interrupted = True  # kept even if the KeyboardInterrupt below is swallowed by a destructor
-        raise KeyboardInterrupt
 
     def _watch(self) -> None:
         assert self._pair is not None
@@ -77,8 +83,10 @@ class Watchdog:
                 except OSError:
                     data = b""
                 if bytes([signal.SIGINT]) in data:
-                    self.interrupted = True
-                    z3.main_ctx().interrupt()
+                    _INTERRUPTED[0] = True
+            if _INTERRUPTED[0]:  # again and again: the call running now may have started after the signal
+                self.interrupted = True
+                z3.main_ctx().interrupt()
             if self.deadline is not None and not self.expired and time.monotonic() >= self.deadline:
                 self.expired = True
                 z3.main_ctx().interrupt()
@@ -89,8 +97,6 @@ class Watchdog:
             self._thread.join(timeout=1)
         if self._pair is not None:
             signal.signal(signal.SIGINT, self._old_handler)
-            if _ACTIVE and _ACTIVE[-1] is self:
-                _ACTIVE.pop()
             signal.set_wakeup_fd(self._old_fd if self._old_fd is not None else -1)
             for sock in self._pair:
                 sock.close()

@@ -16,6 +16,7 @@ deep search asks Yices when it is installed, and Z3 otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -27,6 +28,7 @@ from typing import Any
 
 import z3
 
+from duelcheck.engines.limits import check_interrupt
 from duelcheck.errors import InternalError
 
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
@@ -163,13 +165,15 @@ class YicesSession(Session):
         assert self.proc.stdout is not None
         text, depth = "", 0
         while True:
-            if self.deadline is not None:
-                left = self.deadline - time.monotonic()
+            # wait in short slices: a time limit or a Ctrl-C is seen within a moment
+            while True:
+                check_interrupt()
+                left = 0.25 if self.deadline is None else min(0.25, self.deadline - time.monotonic())
                 if left <= 0:
                     raise Stopped("time limit")
                 ready, _, _ = select.select([self.proc.stdout], [], [], left)
-                if not ready:
-                    raise Stopped("time limit")
+                if ready:
+                    break
             line = self.proc.stdout.readline()
             if not line:
                 raise InternalError("yices-smt2 ended unexpectedly")
@@ -250,11 +254,12 @@ def solve_cases(
                 proc.stdin.close()
                 running.append(proc)
             proc = running[0]
-            try:
-                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-                proc.wait(timeout=wait)  # its answer is one line: the pipe cannot fill up
-            except subprocess.TimeoutExpired:
-                raise Stopped("time limit") from None
+            while proc.poll() is None:  # its answer is one line: the pipe cannot fill up
+                check_interrupt()  # in short slices: a time limit or a Ctrl-C is seen within a moment
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise Stopped("time limit")
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=0.25)
             running.pop(0)
             assert proc.stdout is not None and proc.stderr is not None
             out, err = proc.stdout.read(), proc.stderr.read()

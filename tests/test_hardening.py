@@ -137,6 +137,29 @@ def test_a_rule_file_of_any_text_is_read_or_refused(tmp_path_factory: Any, text:
         assert str(path) in str(exc) and "\n" not in str(exc)
 
 
+@pytest.fixture(scope="module")
+def a_trace(tmp_path_factory: Any) -> Any:
+    out = tmp_path_factory.mktemp("trace")
+    code, _, _ = run("check", "--property", "reach-main2", "--depth", "11", "--no-proofs", "--out", str(out))
+    assert code == 0
+    return json.loads((out / "reach-main2.itf.json").read_text(encoding="utf-8"))
+
+
+@settings(max_examples=CLI_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), command=st.sampled_from(["replay", "show", "to-log"]))
+def test_a_mutated_trace_is_read_or_refused(tmp_path_factory: Any, a_trace: Any, data: Any, command: str) -> None:
+    doc = a_trace
+    for _ in range(data.draw(st.integers(1, 3))):
+        where = data.draw(st.sampled_from(paths(doc)))
+        how = data.draw(st.sampled_from(["set", "delete", "wrap", "add"]))
+        doc = mutate(doc, where, how, data.draw(JSON_LEAF))
+    path = tmp_path_factory.mktemp("itf") / "trace.itf.json"
+    path.write_bytes(json.dumps(doc).encode("utf-8", "surrogatepass"))
+    code, out, err = run(command, str(path))
+    assert code in (0, 1, 2), (code, out, err)
+    assert "Traceback" not in out + err
+
+
 # -- the crashes found, one regression test each --------------------------------------------------
 
 
@@ -283,13 +306,15 @@ def test_a_property_time_limit_makes_that_search_unknown(tmp_path: Path) -> None
     assert code == 3 and result["verdict"] == "unknown" and "--property-timeout" in result["note"]
 
 
-@pytest.mark.parametrize("stage,delay", [("induction", 2.0), ("search", 6.0)])
+@pytest.mark.parametrize("stage,delay", [("induction", 2.0), ("search", 6.0), ("simulation", 6.0)])
 def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: str, delay: float) -> None:
     """SIGINT to a real `duelcheck check`: it stops within 2 s, prints the table, exits 130."""
     env = {**os.environ, "DUELCHECK_CACHE": str(tmp_path / "cache")}
     args = [sys.executable, "-m", "duelcheck.cli", "check", "--out", str(tmp_path / "out"), "--no-cache"]
     if stage == "search":
         args += ["--no-proofs", "--property", "reach-turn-3", "--property", "reach-seed-chain-example"]
+    if stage == "simulation":  # beyond a bound of 3: simulation, then the shrinker
+        args += ["--no-proofs", "--depth", "3", "--property", "reach-deck-out-loss"]
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay)
     assert proc.poll() is None, proc.communicate()

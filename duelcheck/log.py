@@ -142,15 +142,7 @@ EffectName = Literal[
     "end_battle_phase",
 ]
 LinkKindName = Literal[
-    "normal_spell",
-    "quick_play_spell",
-    "continuous_spell",
-    "equip_spell",
-    "field_spell",
-    "ritual_spell",
-    "normal_trap",
-    "continuous_trap",
-    "counter_trap",
+    KindName,
     "ignition_effect",
     "quick_effect",
     "flip_effect",

@@ -25,6 +25,8 @@ def read_text(path: Path, what: str = "file") -> str:
         info = path.stat()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    except ValueError:  # a name with a NUL byte or a lone surrogate
+        raise InputError(f"{path!r}: expected the name of a {what}") from None
     if stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: expected a {what}, got a folder")
     if not stat.S_ISREG(info.st_mode):

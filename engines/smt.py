@@ -142,6 +142,7 @@ class YicesSession(Session):
         self.declared: set[str] = set()
         self.deadline = deadline
         self.questions = 0
+        self._pending = ""  # what Yices wrote that no answer has taken yet (read from the pipe's fd)
         self._send(["(set-logic QF_BV)"])
 
     def _send(self, lines: list[str]) -> None:
@@ -163,20 +164,23 @@ class YicesSession(Session):
     def _read(self) -> str:
         """One answer: a line, or a parenthesised form over several lines."""
         assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()  # read the fd itself: a buffered reader would hide data from select
         text, depth = "", 0
         while True:
-            # wait in short slices: a time limit or a Ctrl-C is seen within a moment
-            while True:
+            while "\n" not in self._pending:
+                # wait in short slices: a time limit or a Ctrl-C is seen within a moment
                 check_interrupt()
                 left = 0.25 if self.deadline is None else min(0.25, self.deadline - time.monotonic())
                 if left <= 0:
                     raise Stopped("time limit")
-                ready, _, _ = select.select([self.proc.stdout], [], [], left)
+                ready, _, _ = select.select([fd], [], [], left)
                 if ready:
-                    break
-            line = self.proc.stdout.readline()
-            if not line:
-                raise InternalError("yices-smt2 ended unexpectedly")
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        raise InternalError("yices-smt2 ended unexpectedly")
+                    self._pending += chunk.decode("utf-8", "replace")
+            line, self._pending = self._pending.split("\n", 1)
+            line += "\n"
             text += line
             depth += line.count("(") - line.count(")")
             if depth <= 0 and text.strip():

@@ -316,12 +316,17 @@ def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: s
     if stage == "simulation":  # beyond a bound of 3: simulation, then the shrinker
         args += ["--no-proofs", "--depth", "3", "--property", "reach-deck-out-loss"]
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(delay)
-    assert proc.poll() is None, proc.communicate()
-    sent = time.perf_counter()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    stopped = time.perf_counter() - sent
+    try:
+        time.sleep(delay)
+        assert proc.poll() is None, proc.communicate()
+        sent = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        stopped = time.perf_counter() - sent
+    finally:
+        if proc.poll() is None:  # a run that did not stop must not outlive the test
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130, (out, err)
     assert stopped < 2.5, stopped
     assert "interrupted" in out and "Traceback" not in out + err

@@ -95,6 +95,7 @@ class Watchdog:
         self._done.set()
         if self._thread is not None:
             self._thread.join(timeout=1)
+        _INTERRUPTED[0] = False  # acted upon: a library caller may run again
         if self._pair is not None:
             signal.signal(signal.SIGINT, self._old_handler)
             signal.set_wakeup_fd(self._old_fd if self._old_fd is not None else -1)

@@ -76,9 +76,6 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--debug", is_flag=True, help="Show the Python traceback of an internal error.")
 def main(debug: bool) -> None:
     """duelcheck: a model checker for the turn rules of the Yu-Gi-Oh! TCG."""
-    from duelcheck.engines.limits import install_sigint_handler
-
-    install_sigint_handler()  # no Ctrl-C is lost, even one that lands before the engines start
 
 
 @contextmanager
@@ -170,8 +167,10 @@ def check(
 
     from duelcheck.engines.cache import default_cache_dir
     from duelcheck.engines.checker import DEFAULT_DEPTH, Checker, interrupted_report
+    from duelcheck.engines.limits import check_interrupt, install_sigint_handler
     from duelcheck.rules import load_rules
 
+    install_sigint_handler()  # (installed already by the `duelcheck` command; here for library callers of main)
     started = time.monotonic()
     rules = load_rules(rules_file)
     props = _select(names)
@@ -196,6 +195,7 @@ def check(
                 workers=workers,
                 property_timeout=property_timeout,
             )
+            check_interrupt()
         except KeyboardInterrupt:  # Ctrl-C while the model is being built: nothing settled yet
             checker = None
         if checker is not None:
@@ -394,7 +394,12 @@ def replay_cmd(plays: tuple[str, ...], rules_file: str | None, fmt: str, junit: 
     if len(files) == 1 and not junit and not Path(plays[0]).is_dir():
         _replay_one(files[0], rules, fmt)
         return
-    outcomes = [_replay_outcome(f, rules) for f in files]
+    from duelcheck.interrupts import check_interrupt
+
+    outcomes = []
+    for f in files:
+        check_interrupt()  # Ctrl-C between files: exit 130
+        outcomes.append(_replay_outcome(f, rules))
     if junit:
         _write_junit(Path(junit), outcomes)
     if fmt == "json":

@@ -22,25 +22,9 @@ from typing import Any
 
 import z3
 
-_INTERRUPTED = [False]  # set by the SIGINT handler below; kept once set
+from duelcheck.interrupts import _INTERRUPTED, check_interrupt, install_sigint_handler, on_sigint
 
-
-def _on_sigint(signum: int, frame: object) -> None:
-    _INTERRUPTED[0] = True  # kept even if the KeyboardInterrupt below is swallowed by a destructor
-    raise KeyboardInterrupt
-
-
-def install_sigint_handler() -> None:
-    """Record every Ctrl-C (the command line installs this first thing, so that no Ctrl-C is lost)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _on_sigint)
-
-
-def check_interrupt() -> None:
-    """Raise KeyboardInterrupt if a Ctrl-C came: the engines call this between questions, because an
-    interrupt raised while Python runs a destructor (Z3 frees terms all the time) is swallowed."""
-    if _INTERRUPTED[0]:
-        raise KeyboardInterrupt
+__all__ = ["Watchdog", "check_interrupt", "install_sigint_handler"]
 
 
 class Watchdog:
@@ -64,7 +48,7 @@ class Watchdog:
         w.setblocking(False)
         self._pair = (r, w)
         self._old_fd = signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
-        self._old_handler = signal.signal(signal.SIGINT, _on_sigint)
+        self._old_handler = signal.signal(signal.SIGINT, on_sigint)
         self._thread = threading.Thread(target=self._watch, name="duelcheck-watchdog", daemon=True)
         self._thread.start()
         return self

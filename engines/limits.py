@@ -24,6 +24,10 @@ import z3
 
 from duelcheck.interrupts import _INTERRUPTED, check_interrupt, install_sigint_handler, on_sigint
 
+# Z3 installs a SIGINT handler of its own during each check (its `ctrl_c` parameter): it would cancel the call
+# and swallow the Ctrl-C, so the run went on with an `unknown`. The watchdog below does that work and records it.
+z3.set_param("ctrl_c", False)
+
 __all__ = ["Watchdog", "check_interrupt", "install_sigint_handler"]
 
 

@@ -2,7 +2,10 @@
 
 Each ITF state holds every model variable plus `action`, the action that led to it, as a variant
 `{"tag": name, "value": {parameters}}` (the first state's tag is `init`). Enumerated values are
-written by name; arrays as lists (per player, then per zone).
+written by name; arrays as lists (per player, then per zone). LP, ATK and DEF are written in points,
+as a person means them (8000 LP), though the model holds them in units of 100. The action `pass` is
+tagged `pass_priority`: a tag or a field named by a Python keyword cannot be read by ITF readers that
+turn variants into named tuples (itf-py); a reader of duelcheck's accepts either.
 """
 
 from __future__ import annotations
@@ -41,23 +44,28 @@ def _scalar_out(spec_enum: Any, sort: str, v: Any) -> Any:
     return _int_out(int(v))
 
 
+ITF_TAG = {"pass": "pass_priority"}  # an action's ITF tag, where its name is a Python keyword
+ACTION_OF_TAG = {tag: name for name, tag in ITF_TAG.items()}
+
+
 def _nest(spec: FieldSpec, values: dict[Key, Any]) -> Any:
     def build(prefix: tuple[int, ...], dims: tuple[int, ...]) -> Any:
         if not dims:
-            return _scalar_out(spec.enum, spec.sort, values[(spec.name, *prefix)])
+            v = values[(spec.name, *prefix)]
+            return _scalar_out(spec.enum, spec.sort, v * spec.scale if spec.scale != 1 else v)
         return [build((*prefix, i), dims[1:]) for i in range(dims[0])]
 
     return build((), spec.dims)
 
 
 def params_out(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: _scalar_out(PARAM_ENUMS.get(k), PARAMS[k].sort, v) for k, v in params.items()}
+    return {k: _scalar_out(PARAM_ENUMS.get(k), PARAMS[k].sort, v * PARAMS[k].scale) for k, v in params.items()}
 
 
 def state_out(ts: TransitionSystem, step: Step, index: int) -> dict[str, Any]:
     clause = ACTION_BY_NAME[step.action].clause if step.action in ACTION_BY_NAME else ""
     out: dict[str, Any] = {"#meta": {"index": index, "clause": clause}}
-    out["action"] = {"tag": step.action, "value": params_out(step.params)}
+    out["action"] = {"tag": ITF_TAG.get(step.action, step.action), "value": params_out(step.params)}
     for spec in ts.fields:
         out[spec.name] = _nest(spec, step.state.v)
     return out
@@ -111,12 +119,18 @@ class _Reader:
     def fail(self, where: str, expected: str) -> InputError:
         return InputError(f"{self.source}: {where}: expected {expected}")
 
-    def scalar(self, where: str, sort: str, enum: Any, raw: Any, lo: int | None = None, hi: int | None = None) -> Any:
+    def scalar(
+        self, where: str, sort: str, enum: Any, raw: Any, lo: int | None = None, hi: int | None = None, scale: int = 1
+    ) -> Any:
         if isinstance(raw, dict) and set(raw) == {"#bigint"}:
             try:
                 raw = int(raw["#bigint"])
             except (TypeError, ValueError):
                 raise self.fail(where, "a #bigint holding an integer") from None
+        if scale != 1 and isinstance(raw, int) and not isinstance(raw, bool):
+            if raw % scale:
+                raise self.fail(where, f"points in steps of {scale}")
+            raw //= scale
         if sort == "bool":
             if not isinstance(raw, bool):
                 raise self.fail(where, "true or false")
@@ -129,7 +143,8 @@ class _Reader:
         if isinstance(raw, bool) or not isinstance(raw, int):
             raise self.fail(where, "an integer" if enum is None else f"one of {', '.join(m.name for m in enum)}")
         if (lo is not None and raw < lo) or (hi is not None and raw > hi):
-            raise self.fail(where, f"an integer from {lo} to {hi}")
+            low, high = (lo * scale, hi * scale) if lo is not None and hi is not None else (lo, hi)
+            raise self.fail(where, f"an integer from {low} to {high}")
         return raw
 
 
@@ -161,7 +176,7 @@ def read_state_fields(ts: TransitionSystem, raw: dict[str, Any], where: str, rd:
             hi: int | None = hi,
         ) -> None:
             if not dims:
-                values[(spec.name, *prefix)] = rd.scalar(path, spec.sort, spec.enum, node, lo, hi)
+                values[(spec.name, *prefix)] = rd.scalar(path, spec.sort, spec.enum, node, lo, hi, spec.scale)
                 return
             if not isinstance(node, list) or len(node) != dims[0]:
                 raise rd.fail(path, f"a list of {dims[0]}")
@@ -175,7 +190,8 @@ def read_state_fields(ts: TransitionSystem, raw: dict[str, Any], where: str, rd:
 def read_params(name: str, raw: Any, where: str, rd: _Reader) -> dict[str, Any]:
     act = ACTION_BY_NAME.get(name)
     if act is None and name != "init":
-        raise rd.fail(f"{where}.tag", f"an action, one of init, {', '.join(ACTION_BY_NAME)}")
+        tags = ", ".join(ITF_TAG.get(a, a) for a in ACTION_BY_NAME)
+        raise rd.fail(f"{where}.tag", f"an action, one of init, {tags}")
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -187,7 +203,9 @@ def read_params(name: str, raw: Any, where: str, rd: _Reader) -> dict[str, Any]:
         if key not in allowed:
             raise rd.fail(f"{where}.value.{key}", f"a parameter of {name}: {', '.join(allowed) or 'none'}")
         spec = PARAMS[key]
-        out[key] = rd.scalar(f"{where}.value.{key}", spec.sort, PARAM_ENUMS.get(key), value, spec.lo, spec.hi)
+        out[key] = rd.scalar(
+            f"{where}.value.{key}", spec.sort, PARAM_ENUMS.get(key), value, spec.lo, spec.hi, spec.scale
+        )
     return out
 
 
@@ -209,7 +227,8 @@ def itf_to_trace(ts: TransitionSystem, data: Any, source: str) -> Trace:
         action = raw.get("action")
         if not isinstance(action, dict) or not isinstance(action.get("tag"), str):
             raise rd.fail(f"{where}.action", 'a variant {"tag": name, "value": {parameters}}')
-        name = action["tag"]
+        tag: str = action["tag"]
+        name = ACTION_OF_TAG.get(tag, tag)
         params = read_params(name, action.get("value"), f"{where}.action", rd)
         if (i == 0) != (name == "init"):
             raise rd.fail(f"{where}.action.tag", "init for the first state only")

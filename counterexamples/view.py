@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from duelcheck.engines.base import Trace
@@ -98,22 +100,184 @@ def actor(pre: State, name: str) -> int:
     return int(pre.g("prio")) if name in ("pass", "end_step", "activate") else int(pre.tp)
 
 
-def render(trace: Trace, title: str = "") -> str:
-    lines = [title] if title else []
-    first = trace.steps[0].state
-    lp = "/".join(show_value(("lp", p), first.g("lp", p)) for p in (0, 1))
-    lines.append(
-        f"  0  init   turn {first.g('turn')}, {PHASE_NAMES[Phase(first.g('phase'))]}, "
-        f"LP {lp}, hands {first.g('hand', 0)}/{first.g('hand', 1)}"
-    )
+# -- a trace in the duel-log format's words (what `duelcheck show` prints) ---------------------------
+
+
+def flatten(node: Any, path: str = "") -> dict[str, Any]:
+    """An observed state (`duelcheck.log.describe`) as leaf paths: `players[0].lp`, `players[1].monsters[2].atk`."""
+    out: dict[str, Any] = {}
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out.update(flatten(value, f"{path}.{key}" if path else key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            out.update(flatten(value, f"{path}[{i}]"))
+    else:
+        out[path] = node
+    return out
+
+
+def word(path: str, value: Any) -> str:
+    """A value as a person reads it: phases in the rulebook's words, `-` for a field that is not there."""
+    from duelcheck.log import PHASES
+
+    if value is None:
+        return "-"
+    if path == "phase" and value in PHASES:
+        return PHASE_NAMES[PHASES[value]]
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+_SLOT = re.compile(r"^(chain\[\d+\]|players\[\d\]\.(?:monsters|spells_traps)\[\d+\]|players\[\d\]\.pending_trigger)\.")
+
+
+def _slot(view: dict[str, Any], prefix: str) -> str | None:
+    """A card or a chain link as one value (None when the slot is empty or absent)."""
+    leaves = {k[len(prefix) + 1 :]: v for k, v in view.items() if k.startswith(prefix + ".")}
+    if not leaves or leaves.get("empty") is True:
+        return None
+    return "{" + ", ".join(f"{k} {word(k, v)}" for k, v in leaves.items() if k not in ("empty", "zone")) + "}"
+
+
+def changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field, before, after) for every leaf of the observed state that differs; a card or a chain link
+    that comes or goes is one change of the whole slot."""
+    keys = list(dict.fromkeys([*before, *after]))
+    out: list[tuple[str, Any, Any]] = []
+    done: set[str] = set()
+    for k in keys:
+        if before.get(k) == after.get(k):
+            continue
+        m = _SLOT.match(k)
+        if m:
+            prefix = m.group(1)
+            if prefix in done:
+                continue
+            a, b = _slot(before, prefix), _slot(after, prefix)
+            if a is None or b is None:  # it came or went: one line for the whole slot
+                done.add(prefix)
+                out.append((prefix, a, b))
+                continue
+        out.append((k, before.get(k), after.get(k)))
+    return out
+
+
+@dataclass
+class ShownStep:
+    """One step as `duelcheck show` gives it: who decides, the action in the log's words, the clause, the
+    fields that changed (in the log's words, LP and ATK in points)."""
+
+    index: int
+    player: int | None
+    action: dict[str, Any]
+    clause: str
+    changes: list[tuple[str, Any, Any]]
+    chooser: int | None = None  # who chooses the next phase, when the step ends one with a choice
+
+    def text(self) -> str:
+        from duelcheck.log import NEXT
+
+        act = dict(self.action)
+        name = act.pop("action")
+        then = act.pop("then", None)
+        inner = ", ".join(f"{k}={_compact(v)}" for k, v in act.items())
+        line = f"player {self.player}: {name}({inner})"
+        if then is not None:
+            line += f", then player {self.chooser} chooses {CHOICES[NEXT[then]]}"
+        return line
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.index,
+            "player": self.player,
+            "action": self.action,
+            "chooser": self.chooser,
+            "clause": self.clause,
+            "changes": [{"field": f, "from": a, "to": b} for f, a, b in self.changes],
+        }
+
+
+def _compact(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}={_compact(x)}" for k, x in v.items()) + "}"
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def shown_steps(trace: Trace) -> list[ShownStep]:
+    """Every step of a trace (step 0 is the start) in the duel-log format's words."""
+    from duelcheck.log import describe, log_action
+
+    views = [flatten(describe(st.state)) for st in trace.steps]
+    out = []
     for i in range(1, len(trace.steps)):
         pre, step = trace.steps[i - 1].state, trace.steps[i]
         act = ACTION_BY_NAME.get(step.action)
-        clause = act.clause if act else ""
-        lines.append(f"{i:3d}  player {actor(pre, step.action)}: {show_action(step.action, step.params)}   [{clause}]")
-        for key in pre.v:
-            if pre.v[key] != step.state.v[key]:
-                lines.append(
-                    f"       {show_key(key)}: {show_value(key, pre.v[key])} -> {show_value(key, step.state.v[key])}"
-                )
+        action = log_action(pre, step.action, dict(step.params), step.state)
+        chooser = int(pre.tp) if "then" in action else None  # the turn player picks the next phase (6.3)
+        out.append(
+            ShownStep(
+                i, actor(pre, step.action), action, act.clause if act else "", changes(views[i - 1], views[i]), chooser
+            )
+        )
+    return out
+
+
+def _passes(st: ShownStep) -> bool:
+    return st.action.get("action") in ("pass", "end_step") and "then" not in st.action
+
+
+def render(trace: Trace, title: str = "", first: int = 0, last: int | None = None, fold: bool = True) -> str:
+    """The text view: a line per step (who decides, the action, the clause) and what changed, in the
+    duel-log format's words. Steps `first` to `last` only; runs of three or more plain passes folded into one
+    line with their net changes (a simulation's trace is hundreds of steps long)."""
+    from duelcheck.log import describe
+
+    lines = [title] if title else []
+    at = max(first - 1, 0)  # the state the shown steps start from
+    view0 = describe(trace.steps[at].state)
+    lp = "/".join(str(view0["players"][p]["lp"]) for p in (0, 1))
+    hands = "/".join(str(view0["players"][p]["hand"]) for p in (0, 1))
+    where = "start" if at == 0 else "after it"
+    lines.append(f"{at:3d}  {where}: turn {view0['turn']}, {word('phase', view0['phase'])}, LP {lp}, hands {hands}")
+    steps = [st for st in shown_steps(trace) if st.index >= max(first, 1) and (last is None or st.index <= last)]
+    i = 0
+    while i < len(steps):
+        run = 1
+        while fold and i + run < len(steps) and _passes(steps[i]) and _passes(steps[i + run]):
+            run += 1
+        if fold and run >= 3 and _passes(steps[i]):
+            group = steps[i : i + run]
+            net: dict[str, tuple[Any, Any]] = {}
+            for st in group:
+                for f, a, b in st.changes:
+                    net[f] = (net[f][0] if f in net else a, b)
+            players = sorted({st.player for st in group if st.player is not None})
+            who = " and ".join(str(p) for p in players)
+            lines.append(f"{group[0].index:3d}-{group[-1].index}  {run} passes (player {who})")
+            for f, (a, b) in net.items():
+                if a != b:
+                    lines.append(f"       {f}: {word(f, a)} -> {word(f, b)}")
+            i += run
+            continue
+        st = steps[i]
+        lines.append(f"{st.index:3d}  {st.text()}   [{st.clause}]")
+        for f, a, b in st.changes:
+            lines.append(f"       {f}: {word(f, a)} -> {word(f, b)}")
+        i += 1
     return "\n".join(lines)
+
+
+def render_json(trace: Trace, title: str = "", first: int = 0, last: int | None = None) -> dict[str, Any]:
+    """The same view as data: the start state in the log's words and every step with its changes."""
+    from duelcheck.log import describe
+
+    steps = [st for st in shown_steps(trace) if st.index >= max(first, 1) and (last is None or st.index <= last)]
+    return {
+        "title": title,
+        "length": len(trace),
+        "from_step": max(first - 1, 0),
+        "start": describe(trace.steps[max(first - 1, 0)].state),
+        "steps": [st.to_json() for st in steps],
+    }

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,31 +77,112 @@ def main(debug: bool) -> None:
     """duelcheck: a model checker for the turn rules of the Yu-Gi-Oh! TCG."""
 
 
-@contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[str], None]]:
-    if not enabled:
-        yield lambda msg: None
-        return
-    console = Console(stderr=True)
-    with console.status("checking") as status:
-        yield lambda msg: status.update(msg)
+_COLUMNS = ("property", "kind", "verdict", "bound", "length", "minimal", "seconds", "engine")
+_COLORS = {
+    "holds": "green",
+    "found": "green",
+    "unreachable": "cyan",
+    "violated": "red",
+    "not-found": "red",
+    "unknown": "yellow",
+    "interrupted": "yellow",
+}
+
+
+def _cells(r: Any) -> list[str]:
+    """A result as the table's cells (the label is the one spelling of a property's case: name[case])."""
+    bound = "all" if r.proved else str(r.bound)
+    length = "" if r.length is None else str(r.length)
+    minimal = "" if r.trace is None else ("yes" if r.minimal else "no")
+    return [r.label, r.kind, r.verdict, bound, length, minimal, f"{r.seconds:.1f}", r.engine]
+
+
+def _rich_table(rows: list[Any]) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    for col in _COLUMNS:
+        right = col in ("bound", "length", "seconds")
+        table.add_column(col, justify="right" if right else "left", no_wrap=col in ("property", "verdict"))
+    for r in rows:
+        cells = [escape(c) for c in _cells(r)]
+        cells[2] = f"[{_COLORS[r.verdict]}]{cells[2]}[/]"
+        table.add_row(*cells)
+    return table
+
+
+class _Live:
+    """What a run shows while it works: elapsed time, properties settled out of the total, the stage or
+    the depth being searched, and each row as soon as it is settled. On a terminal, a live display on
+    stderr (the final table then goes to stdout); otherwise plain lines on stderr; nothing with --quiet."""
+
+    def __init__(self, mode: str):
+        import time
+
+        self.mode = mode  # "live", "plain" or "off"
+        self.started = time.monotonic()
+        self.total = 0
+        self.rows: list[Any] = []
+        self.stage = "starting"
+        self._live: Any = None
+        self._console = Console(stderr=True, highlight=False)
+
+    def _elapsed(self) -> float:
+        import time
+
+        return time.monotonic() - self.started
+
+    def __rich__(self) -> Any:
+        from rich.console import Group
+
+        height = max(3, self._console.size.height - 4)
+        status = f"[bold]{self._elapsed():6.1f} s[/]  {len(self.rows)} of {self.total} settled  {escape(self.stage)}"
+        return Group(_rich_table(self.rows[-height:]), status)
+
+    def __enter__(self) -> _Live:
+        if self.mode == "live":
+            from rich.live import Live
+
+            self._live = Live(self, console=self._console, refresh_per_second=4, transient=True)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._live is not None:
+            self._live.__exit__(*exc)
+
+    def progress(self, message: str) -> None:
+        if message == self.stage:
+            return
+        self.stage = message
+        if self.mode == "plain":
+            click.echo(f"[{self._elapsed():7.1f} s] {message}", err=True)
+
+    def settled(self, r: Any) -> None:
+        self.rows.append(r)
+        if self.mode == "plain":
+            n = f"{len(self.rows)}/{self.total}"
+            click.echo(f"[{self._elapsed():7.1f} s] {n} {r.label}: {r.verdict} ({r.seconds:.1f} s)", err=True)
 
 
 def _select(names: tuple[str, ...]) -> list[Any]:
-    from duelcheck.properties import BY_NAME, PROPERTIES
+    from duelcheck.api import select
 
-    if not names:
-        return list(PROPERTIES)
-    unknown = [n for n in names if n not in BY_NAME]
-    if unknown:
-        raise InputError(f"--property: unknown property {unknown[0]!r}; expected one of {', '.join(BY_NAME)}")
-    return [BY_NAME[n] for n in dict.fromkeys(names)]
+    return select(names)
 
 
 @main.command()
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="TOML file of rule parameters.")
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False),
+    help="A TOML file of rule parameters, or a preset's name (duelcheck presets lists them).",
+)
 @click.option("--depth", type=click.IntRange(0, 200), default=None, help="Bound for bounded model checking.")
-@click.option("--property", "names", multiple=True, help="Check only this property (repeatable).")
+@click.option(
+    "--property",
+    "names",
+    multiple=True,
+    help="Check only this property, or one case of it as the table spells it: name[case] (repeatable).",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
@@ -146,6 +226,15 @@ def _select(names: tuple[str, ...]) -> list[Any]:
     default=None,
     help="Seconds of search for each property; what does not finish is unknown.",
 )
+@click.option("--quiet", is_flag=True, help="No progress on stderr (by default: live on a terminal, else lines).")
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write one self-contained HTML page of the run: the table, each trace's timeline, the phase graph, "
+    "the rules.",
+)
 @_guard
 def check(
     rules_file: str | None,
@@ -161,6 +250,8 @@ def check(
     workers: int,
     timeout: float | None,
     property_timeout: float | None,
+    quiet: bool,
+    report_file: str | None,
 ) -> None:
     """Check the properties under the rules; write a trace for every violation and witness, and a summary."""
     import time
@@ -178,14 +269,18 @@ def check(
     if rlimit is not None and solver == "auto":
         solver = "z3"
     folder = _run_folder(out, rules)
+    if report_file is not None:
+        _check_writable(Path(report_file), "--report")
     cache = None if no_cache else default_cache_dir()
-    with _progress(fmt == "text" and sys.stderr.isatty()) as progress:
+    mode = "off" if quiet else ("live" if sys.stderr.isatty() and fmt == "text" else "plain")
+    with _Live(mode) as live:
+        live.total = sum(len(p.checks) for p in props)
         try:
             checker: Checker | None = Checker(
                 rules,
                 bound,
                 folder,
-                progress,
+                live.progress,
                 solver=solver,
                 rlimit=rlimit,
                 prove=not no_proofs,
@@ -194,6 +289,7 @@ def check(
                 deadline=None if timeout is None else started + timeout,
                 workers=workers,
                 property_timeout=property_timeout,
+                on_result=live.settled,
             )
             check_interrupt()
         except KeyboardInterrupt:  # Ctrl-C while the model is being built: nothing settled yet
@@ -208,11 +304,14 @@ def check(
         except OSError as exc:
             raise InputError(f"--out {folder}: cannot write ({exc.strerror or exc})") from None
         _write_summary(folder, report)
+        if report_file is not None:
+            live.progress("writing the HTML report")
+            _write_report(Path(report_file), report, folder)
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         _print_table(report)
-        click.echo(f"written to {folder}/")
+        click.echo(("# " if not sys.stdout.isatty() else "") + f"written to {folder}/")
     sys.exit(report.exit_code)
 
 
@@ -246,6 +345,31 @@ def _run_folder(out: str | None, rules: Any) -> Path:
     return folder
 
 
+def _check_writable(path: Path, option: str) -> None:
+    """A file an option names can be written (checked before any work, so no result is lost to it)."""
+    import os
+
+    parent = path.parent if str(path.parent) else Path(".")
+    if not str(path).strip() or path.is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {path}: cannot write there (expected a file in a folder that can be written)")
+
+
+def _write_report(path: Path, report: Any, folder: Path) -> None:
+    """The HTML page of a run: the phase graph as SVG when Graphviz is installed, else its DOT text."""
+    from duelcheck.counterexamples.itf import write_atomic
+    from duelcheck.graph import phase_graph, render_svg, to_dot
+    from duelcheck.htmlreport import report_html
+
+    changed = report.rules.changed()
+    name = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official rules"
+    dot = to_dot(phase_graph(report.rules), f"Phases and steps under {name}")
+    page = report_html(report, folder, render_svg(dot) or dot)
+    try:
+        write_atomic(path, page)
+    except OSError as exc:
+        raise InputError(f"--report {path}: cannot write ({exc.strerror or exc})") from None
+
+
 def _write_summary(folder: Path, report: Any) -> None:
     """summary.json: the command, the version, the rules, every verdict with its trace and seconds, the exit code."""
     from duelcheck.counterexamples.itf import write_atomic
@@ -267,38 +391,35 @@ def _write_summary(folder: Path, report: Any) -> None:
 
 
 def _print_table(report: Any) -> None:
-    console = Console(highlight=False, width=max(Console().width, 120))
+    """The results: a table fitted to the terminal (no name is ever wrapped); tab-separated rows with the
+    other lines as `#` comments when stdout is not a terminal, so that grep, cut and awk read it."""
     changed = report.rules.changed()
     rules_line = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official defaults"
-    console.print(f"duelcheck {__version__}   rules: {rules_line}   bound: {report.depth}")
-    table = Table(show_edge=False, pad_edge=False)
-    for col in ("property", "kind", "verdict", "bound", "length", "minimal", "seconds", "engine"):
-        table.add_column(col, justify="right" if col in ("bound", "length", "seconds") else "left")
-    colors = {
-        "holds": "green",
-        "found": "green",
-        "unreachable": "cyan",
-        "violated": "red",
-        "not-found": "red",
-        "unknown": "yellow",
-        "interrupted": "yellow",
-    }
-    for r in report.results:
-        bound = "all" if r.proved else str(r.bound)
-        length = "" if r.length is None else str(r.length)
-        verdict = f"[{colors[r.verdict]}]{r.verdict}[/]"
-        minimal = "" if r.trace is None else ("yes" if r.minimal else "no")
-        table.add_row(escape(r.label), r.kind, verdict, bound, length, minimal, f"{r.seconds:.1f}", r.engine)
-    console.print(table)
-    for r in report.results:
-        if r.note and r.verdict in ("violated", "unknown", "not-found", "unreachable", "interrupted"):
-            console.print(f"  {escape(r.label)}: {escape(r.note)}")
+    head = f"duelcheck {__version__}   rules: {rules_line}   bound: {report.depth}"
+    notes = [
+        f"{r.label}: {r.note}"
+        for r in report.results
+        if r.note and r.verdict in ("violated", "unknown", "not-found", "unreachable", "interrupted")
+    ]
     bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown", "interrupted")]
-    summary = f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"
-    console.print(summary)
-    for r in report.results:
-        if r.trace_path and r.verdict == "violated":
-            console.print(f"  trace: {r.trace_path}   (duelcheck show {r.trace_path})")
+    tail = [f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"]
+    shown = [r.trace_path for r in report.results if r.trace_path and r.verdict == "violated"]
+    tail += [f"trace: {path}   (duelcheck show '{path}')" for path in shown]
+    if not sys.stdout.isatty():
+        click.echo(_safe(f"# {head}"))
+        click.echo("\t".join(_COLUMNS))
+        for r in report.results:
+            click.echo(_safe("\t".join(_cells(r))))
+        for line in [*notes, *tail]:
+            click.echo(_safe(f"# {line}"))
+        return
+    console = Console(highlight=False)
+    console.print(escape(head))
+    console.print(_rich_table(report.results))
+    for line in notes:
+        console.print(f"  {escape(line)}")
+    for line in tail:
+        console.print(escape(line))
 
 
 @main.command()
@@ -320,22 +441,63 @@ def properties(fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
+    if not sys.stdout.isatty():  # one property a line, never wrapped: grep and cut read it
+        click.echo("property\tkind\tclause\tcases\tmeaning")
+        for row in rows:
+            cells = [row["property"], row["kind"], row["clause"], ",".join(row["cases"]), row["meaning"]]
+            click.echo("\t".join(c.replace("\t", " ").replace("\n", " ") for c in cells))
+        return
     table = Table(show_edge=False, pad_edge=False)
     for col in ("property", "kind", "clause", "meaning"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, no_wrap=col in ("property", "kind"), overflow="fold")
     for row in rows:
-        table.add_row(row["property"], row["kind"], row["clause"], row["meaning"])
+        cases = f" (cases: {', '.join(row['cases'])})" if row["cases"] else ""
+        table.add_row(row["property"], row["kind"], row["clause"], row["meaning"] + cases)
     Console(highlight=False).print(table)
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def presets(fmt: str) -> None:
+    """List the rule presets (--rules NAME) and what each changes; each is a TOML file citing its sources."""
+    from duelcheck.rules import PRESET_FILES, rules_from_mapping
+
+    rows = []
+    for p in PRESET_FILES.values():
+        changed = rules_from_mapping({"preset": p.name}).changed()
+        rows.append({"preset": p.name, "aliases": list(p.aliases), "description": p.description, "changes": changed})
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        names = ", ".join([row["preset"], *row["aliases"]])
+        changes = ", ".join(f"{k}={json.dumps(v)}" for k, v in row["changes"].items()) or "(none)"
+        click.echo(f"{names}\t{row['description']}\t{changes}")
 
 
 @main.command()
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the trace).")
+@click.option("--from", "first", type=click.IntRange(0, None), default=0, help="The first step shown.")
+@click.option("--to", "last", type=click.IntRange(0, None), default=None, help="The last step shown.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "svg"]),
+    default="text",
+    show_default=True,
+    help="text; json (the same view as data); svg (a timeline: phases, actions, LP, the last step marked).",
+)
+@click.option("--fold/--no-fold", default=True, show_default=True, help="Fold runs of three or more passes.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
 @_guard
-def show(trace_file: str, rules_file: str | None) -> None:
-    """Print a trace: per step the action, its parameters, the clause, and what changed."""
-    from duelcheck.counterexamples.itf import itf_to_trace, load_json, recorded_rules
-    from duelcheck.counterexamples.view import render
+def show(
+    trace_file: str, rules_file: str | None, first: int, last: int | None, fmt: str, fold: bool, out_file: str | None
+) -> None:
+    """Print a trace in the duel-log format's words: per step who decides, the action, the clause, and
+    what changed (LP and ATK in points)."""
+    from duelcheck.counterexamples.itf import itf_to_trace, load_json, recorded_rules, write_atomic
+    from duelcheck.counterexamples.view import render, render_json
     from duelcheck.model.system import TransitionSystem
     from duelcheck.rules import load_rules
 
@@ -344,11 +506,28 @@ def show(trace_file: str, rules_file: str | None) -> None:
     rules = load_rules(rules_file) if rules_file else recorded_rules(data, str(path))
     ts = TransitionSystem(rules)
     trace = itf_to_trace(ts, data, str(path))
+    if first > len(trace) or (last is not None and not first <= last):
+        raise InputError(f"--from/--to: expected steps from 0 to {len(trace)}, the first not after the last")
     meta = data.get("#meta", {})
     if not isinstance(meta, dict):
         meta = {}
-    title = f"{meta.get('description', path.name)}   ({len(trace)} steps)"
-    click.echo(_safe(render(trace, title)))
+    title = _safe(str(meta.get("description", path.name)))
+    if fmt == "json":
+        text = json.dumps(render_json(trace, title, first, last), indent=2, ensure_ascii=False) + "\n"
+    elif fmt == "svg":
+        from duelcheck.timeline import trace_svg
+
+        violated = meta.get("verdict") == "violated"
+        text = trace_svg(ts, trace, title, marked_step=len(trace) if violated else None)
+    else:
+        text = render(trace, f"{title}   ({len(trace)} steps)", first, last, fold) + "\n"
+    if out_file:
+        try:
+            write_atomic(Path(out_file), text)
+        except OSError as exc:
+            raise InputError(f"--out {out_file}: cannot write ({exc.strerror or exc})") from None
+    else:
+        click.echo(_safe(text), nl=False)
 
 
 @main.command("to-log")
@@ -533,6 +712,55 @@ def schema_cmd() -> None:
     from duelcheck.log import dump_schema
 
     click.echo(dump_schema(), nl=False)
+
+
+GRAPHVIZ_HINT = "install Graphviz (apt-get install graphviz; brew install graphviz) or use --format dot"
+
+
+@main.command("graph")
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False),
+    help="A TOML file of rule parameters, or a preset's name (duelcheck presets lists them).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["dot", "svg"]),
+    default="dot",
+    show_default=True,
+    help="Graphviz DOT text, or an SVG picture drawn by Graphviz's dot program.",
+)
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@_guard
+def graph_cmd(rules_file: str | None, fmt: str, out_file: str | None) -> None:
+    """Draw the phases and steps of a turn (6.3) as the rules allow them, derived from the transition relation:
+    edges possible only on turn 1 dashed, phases not reached on turn 1 grey."""
+    from duelcheck.counterexamples.itf import write_atomic
+    from duelcheck.graph import dot_available, phase_graph, render_svg, to_dot
+    from duelcheck.rules import load_rules
+
+    rules = load_rules(rules_file)
+    if fmt == "svg" and not dot_available():  # said before the derivation, not after it
+        raise InputError(f"--format svg: Graphviz's dot program is not installed: {GRAPHVIZ_HINT}")
+    graph = phase_graph(rules)
+    text = to_dot(graph, "duelcheck: the phases and steps of a turn (6.3)")
+    if fmt == "svg":
+        try:
+            svg = render_svg(text)
+        except RuntimeError as exc:
+            raise InternalError(str(exc)) from None
+        if svg is None:
+            raise InputError(f"--format svg: Graphviz's dot program is not installed: {GRAPHVIZ_HINT}")
+        text = svg
+    if out_file:
+        try:
+            write_atomic(Path(out_file), text)
+        except OSError as exc:
+            raise InputError(f"--out {out_file}: cannot write ({exc.strerror or exc})") from None
+    else:
+        click.echo(text, nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

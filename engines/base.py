@@ -45,6 +45,7 @@ class Result:
 
     def to_json(self) -> dict[str, object]:
         return {
+            "label": self.label,
             "property": self.prop,
             "case": self.case or None,
             "kind": self.kind,

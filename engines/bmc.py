@@ -20,6 +20,7 @@ the single question at depth 20.
 from __future__ import annotations
 
 import multiprocessing as mp
+import multiprocessing.connection as mp_connection
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,13 +30,14 @@ import z3
 
 from duelcheck.engines.base import Result, Trace, Verdict
 from duelcheck.engines.limits import check_interrupt
-from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, open_session
+from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, open_session, session_name
 from duelcheck.errors import InternalError
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 
-Progress = Callable[[str], None]
+OnResult = Callable[[Result], None]
+Events = Callable[[str, Any], None]  # ("depth", (group, d, bound, pending goals)) and ("settled", (goal, Reach))
 
 
 class Unrolling:
@@ -162,22 +164,24 @@ class BMC:
         self.used = ""
 
     def reach(
-        self, goals: list[Goal], depth: int, start: State | None = None, progress: Progress | None = None
+        self, goals: list[Goal], depth: int, start: State | None = None, events: Events | None = None
     ) -> list[Reach]:
         """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown.
 
         With more than one worker, the goals are dealt round-robin into one group per worker, and each
         group is searched by its own process and solver. The grouping is fixed by the goals' order and
         the number of workers, so the questions asked, and so the traces, are the same on every run
-        (where processes cannot be forked, the groups are searched one after the other, alike)."""
+        (where processes cannot be forked, the groups are searched one after the other, alike).
+        `events` hears, as they happen, each group's depth ("depth", (group, d, bound, pending)) and
+        each goal settled ("settled", (goal index, Reach)): a live display shows a row at once."""
+        emit = events or (lambda kind, data: None)
+        self.used = session_name(self.solver)
         groups = [list(range(w, len(goals), self.workers)) for w in range(self.workers)]
         groups = [g for g in groups if g]
-        if len(groups) < 2:
-            return self._reach_group(goals, depth, start, progress)
-        if "fork" not in mp.get_all_start_methods():
+        if len(groups) < 2 or "fork" not in mp.get_all_start_methods():
             done: dict[int, Reach] = {}
-            for group in groups:
-                found = self._reach_group([goals[i] for i in group], depth, start, progress)
+            for gi, group in enumerate(groups):
+                found = self._reach_group([goals[i] for i in group], depth, start, _local(emit, gi, group))
                 done.update(zip(group, found, strict=True))
             return [done[i] for i in range(len(goals))]
         ctx = mp.get_context("fork")
@@ -185,68 +189,79 @@ class BMC:
         for gi, group in enumerate(groups):
             recv, send = ctx.Pipe(duplex=False)
             chosen = [goals[i] for i in group]
-            report = progress if gi == 0 else None
-            proc = ctx.Process(target=self._child, args=(send, chosen, depth, start, report), daemon=True)
+            proc = ctx.Process(target=self._child, args=(send, chosen, depth, start), daemon=True)
             proc.start()
             send.close()
-            procs.append((proc, recv, group))
+            procs.append((proc, recv, gi, group))
         out: list[Reach | None] = [None] * len(goals)
         try:
-            for proc, recv, group in procs:
-                while not recv.poll(0.2):  # waiting in short slices: a Ctrl-C is seen within a moment
-                    check_interrupt()
-                    if not proc.is_alive() and not recv.poll(0):
-                        break
-                try:
-                    data = recv.recv()
-                except EOFError:
-                    data = None
-                proc.join()
-                if data is None or proc.exitcode != 0:
-                    raise InternalError(f"a search process failed (exit code {proc.exitcode})")
-                if isinstance(data, str):
-                    raise InternalError(f"a search process failed: {data}")
-                used, questions, found = data
-                self.used, self.questions = used, self.questions + questions
-                for i, (status, d, moves, note, seconds) in zip(group, found, strict=True):
-                    trace = None if moves is None else replay_moves(self.ts, start, moves)
-                    out[i] = Reach(status, d, trace, note, seconds)
+            live: dict[Any, tuple[Any, int, list[int]]] = {recv: (proc, gi, group) for proc, recv, gi, group in procs}
+            while live:
+                check_interrupt()  # waiting in short slices: a Ctrl-C is seen within a moment
+                ready: list[Any] = mp_connection.wait(list(live), timeout=0.2)
+                for conn in ready:
+                    proc, gi, group = live[conn]
+                    try:
+                        msg = conn.recv()
+                    except EOFError:  # it ended without a word: a crash
+                        proc.join()
+                        msg = ("error", f"exit code {proc.exitcode}")
+                    kind = msg[0]
+                    if kind == "depth":
+                        emit("depth", (gi, *msg[1:]))
+                    elif kind == "settled":
+                        i, reach = group[msg[1]], self._reach_of(msg[2:], start)
+                        out[i] = reach
+                        emit("settled", (i, reach))
+                    elif kind == "done":
+                        self.used, self.questions = msg[1], self.questions + msg[2]
+                        del live[conn]
+                    else:
+                        raise InternalError(f"a search process failed: {msg[1]}")
         finally:
-            for proc, recv, _ in procs:
+            for proc, recv, _, _ in procs:
                 if proc.is_alive():
                     proc.terminate()
                 proc.join()
                 recv.close()
+        if any(r is None for r in out):
+            raise InternalError("a search process ended without settling every goal")
         return [r for r in out if r is not None]
 
-    def _child(self, conn: Any, goals: list[Goal], depth: int, start: State | None, progress: Any) -> None:
+    def _reach_of(self, row: tuple[Any, ...], start: State | None) -> Reach:
+        status, d, moves, note, seconds = row
+        trace = None if moves is None else replay_moves(self.ts, start, moves)
+        return Reach(status, d, trace, note, seconds)
+
+    def _child(self, conn: Any, goals: list[Goal], depth: int, start: State | None) -> None:
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
+
+        def send(kind: str, data: Any) -> None:  # pragma: no cover - runs in a child process
+            if kind == "depth":
+                conn.send(("depth", *data))
+            else:
+                i, r = data
+                moves = None if r.trace is None else [(st.action, st.params) for st in r.trace.steps[1:]]
+                conn.send(("settled", i, r.status, r.depth, moves, r.note, r.seconds))
+
         try:  # pragma: no cover - runs in a child process
-            found = self._reach_group(goals, depth, start, progress)
-            rows = [
-                (
-                    r.status,
-                    r.depth,
-                    None if r.trace is None else [(st.action, st.params) for st in r.trace.steps[1:]],
-                    r.note,
-                    r.seconds,
-                )
-                for r in found
-            ]
-            conn.send((self.used, self.questions, rows))
+            self._reach_group(goals, depth, start, send)
+            conn.send(("done", self.used, self.questions))
         except KeyboardInterrupt:  # pragma: no cover
             pass
         except Exception as exc:  # pragma: no cover - reported by the parent as an internal error
-            conn.send(f"{type(exc).__name__}: {exc}")
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
         finally:
             conn.close()
 
     def _reach_group(
-        self, goals: list[Goal], depth: int, start: State | None = None, progress: Progress | None = None
+        self, goals: list[Goal], depth: int, start: State | None = None, emit: Events | None = None
     ) -> list[Reach]:
-        """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown."""
+        """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown; each goal
+        is told to `emit` as ("settled", (index, Reach)) once settled, each depth as ("depth", (d, bound, n))."""
+        tell: Events = emit or (lambda kind, data: None)
         u = Unrolling(self.ts, start, self.lemmas)
         out: list[Reach | None] = [None] * len(goals)
         pending = set(range(len(goals)))
@@ -263,8 +278,7 @@ class BMC:
                 if d > 0:
                     u.extend(d)
                     session.add(u.constraints[d])
-                if progress:
-                    progress(f"searching depth {d} of {depth} for {len(pending)} goal(s)")
+                tell("depth", (d, depth, len(pending)))
                 hits: dict[int, Any] = {}
                 for i in sorted(pending):
                     t = goals[i].target(u, d)
@@ -295,6 +309,7 @@ class BMC:
                         raise InternalError("the solver's model reaches none of the goals it was asked for")
                     for i in settled:
                         out[i] = Reach("reached", d, trace, seconds=time.perf_counter() - t0)
+                        tell("settled", (i, out[i]))
                         pending.discard(i)
                         del hits[i]
         except Stopped as stop:
@@ -311,18 +326,23 @@ class BMC:
             session.close()
         for i in pending:
             out[i] = Reach("unreached", depth)
-        for r in out:
+        for i, r in enumerate(out):
             if r is not None and r.status != "reached":
                 r.seconds = time.perf_counter() - t0
+                tell("settled", (i, r))
         return [r for r in out if r is not None]
 
-    def run(self, props: list[Property], depth: int, progress: Progress | None = None) -> list[Result]:
+    def run(
+        self, props: list[Property], depth: int, events: Events | None = None, on_result: OnResult | None = None
+    ) -> list[Result]:
+        """A result per check of each property; `on_result` hears each one as soon as it is settled."""
         goals = [Goal(p, c) for p in props for c in p.checks]
         if not goals:
             return []
-        found = self.reach(goals, depth, None, progress)
-        results: list[Result] = []
-        for g, r in zip(goals, found, strict=True):
+        results: dict[int, Result] = {}
+
+        def result(i: int, r: Reach) -> Result:
+            g = goals[i]
             kind = g.prop.kind
             verdict: Verdict
             if r.status == "reached":
@@ -333,5 +353,28 @@ class BMC:
                 verdict = "unknown"
             res = Result(g.prop.name, g.check.label, kind, verdict, r.depth, r.seconds, self.name, r.trace, r.note)
             res.minimal = r.status == "reached"
-            results.append(res)
-        return results
+            return res
+
+        def hear(kind: str, data: Any) -> None:
+            if kind == "settled":
+                i, reach = data
+                results[i] = result(i, reach)
+                if on_result is not None:
+                    on_result(results[i])
+            elif events is not None:
+                events(kind, data)
+
+        found = self.reach(goals, depth, None, hear)
+        return [results[i] if i in results else result(i, r) for i, r in enumerate(found)]
+
+
+def _local(emit: Events, gi: int, group: list[int]) -> Events:
+    """The events of one group's search, with the group's goal indices turned into the whole list's."""
+
+    def tell(kind: str, data: Any) -> None:
+        if kind == "depth":
+            emit("depth", (gi, *data))
+        else:
+            emit("settled", (group[data[0]], data[1]))
+
+    return tell

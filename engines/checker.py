@@ -88,6 +88,7 @@ class Checker:
         deadline: float | None = None,
         workers: int = 3,
         property_timeout: float | None = None,
+        on_result: Callable[[Result], None] | None = None,
     ):
         self.rules = rules
         self.property_timeout = property_timeout
@@ -106,12 +107,16 @@ class Checker:
         self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
         self._open: set[tuple[str, str]] = set()  # results still being worked on by a later stage
         self.interrupted = False
+        self.on_result = on_result  # hears each result once it is final (certified, its trace written)
+        self._by_prop: dict[str, Property] = {}
+        self._depths: dict[int, tuple[int, int, int]] = {}  # the bounded search: group -> (depth, bound, open)
 
     def run(self, props: list[Property]) -> Report:
         """Every verdict; on Ctrl-C the verdicts settled so far, the rest `interrupted` (exit 130)."""
         t0 = time.perf_counter()
         results: dict[tuple[str, str], Result] = {}
         self._open = {(p.name, c.label) for p in props for c in p.checks}
+        self._by_prop = {p.name: p for p in props}
         dog = Watchdog(self.deadline)
         try:
             with dog:
@@ -130,13 +135,33 @@ class Checker:
                     if not self.interrupted:  # pragma: no cover - every stage settles what it is given
                         raise InternalError(f"no verdict for {r.label}")
                 ordered.append(r)
-        for r in ordered:
-            if r.trace is not None:
-                self._certify(next(p for p in props if p.name == r.prop), r)
         return Report(self.rules, self.depth, ordered, time.perf_counter() - t0)
 
     def _settle(self, r: Result) -> None:
+        """A result is final: its trace is certified (replayed) and written, and the listener hears it."""
+        if (r.prop, r.case) not in self._open:
+            return
+        if r.trace is not None:
+            self._certify(self._by_prop[r.prop], r)
+            self._write_one(r)
         self._open.discard((r.prop, r.case))
+        if self.on_result is not None:
+            self.on_result(r)
+
+    def _bmc_result(self, r: Result, induction: Induction, engine: str) -> None:
+        """A result of the bounded search, with its note; settled at once unless a later stage may change it."""
+        r.engine = f"bmc/{engine}"
+        if r.verdict in ("found", "violated"):
+            steps = "step" if r.length == 1 else "steps"
+            r.note = f"minimal: no play of fewer than {r.length} {steps} (refuted at every shorter depth)"
+        if r.verdict == "not-found":
+            r.note = f"none up to {self.depth} steps (refuted at every depth)"
+        if r.kind == "always" and r.verdict == "holds":
+            r.note = f"no violation up to {self.depth} steps; not proved for all depths"
+            if p_note := induction.notes.get(r.prop):
+                r.note += f" ({p_note})"
+        if not (r.kind == "sometimes" and r.verdict in ("not-found", "unknown")):
+            self._settle(r)
 
     def _limit(self) -> float | None:
         """The deadline of one property's search: the run's, or the property's own, whichever is first."""
@@ -144,6 +169,16 @@ class Checker:
             return self.deadline
         mine = time.monotonic() + self.property_timeout
         return mine if self.deadline is None else min(mine, self.deadline)
+
+    def _depth(self, kind: str, data: tuple[int, int, int, int]) -> None:
+        """The bounded search's progress, told when its deepest question goes one step deeper: the depth
+        each process is at (one per worker; a process whose goals are all settled stays at its last)."""
+        group, d, bound, _ = data
+        deepest = max((v[0] for v in self._depths.values()), default=-1)
+        self._depths[group] = (d, bound, 0)
+        if d > deepest:
+            depths = ", ".join(str(v[0]) for _, v in sorted(self._depths.items()))
+            self.progress(f"bounded search at depth {depths} of {bound}")
 
     def _run(self, props: list[Property], results: dict[tuple[str, str], Result]) -> None:
         proved: set[str] = set()
@@ -178,17 +213,8 @@ class Checker:
                         self._settle(r)
         rest = [p for p in props if p.name not in proved]
         bmc = BMC(self.ts, self.solver, self.rlimit, lemmas, self.deadline, self.workers, self.property_timeout)
-        for r in bmc.run(rest, self.depth, self.progress):
-            r.engine = f"bmc/{bmc.used}"
-            if r.verdict in ("found", "violated"):
-                steps = "step" if r.length == 1 else "steps"
-                r.note = f"minimal: no play of fewer than {r.length} {steps} (refuted at every shorter depth)"
-            if r.verdict == "not-found":
-                r.note = f"none up to {self.depth} steps (refuted at every depth)"
-            if r.kind == "always" and r.verdict == "holds":
-                r.note = f"no violation up to {self.depth} steps; not proved for all depths"
-                if p_note := induction.notes.get(r.prop):
-                    r.note += f" ({p_note})"
+        self.progress(f"bounded search of {sum(len(p.checks) for p in rest)} goal(s) to depth {self.depth}")
+        for r in bmc.run(rest, self.depth, self._depth, lambda r: self._bmc_result(r, induction, bmc.used)):
             results[(r.prop, r.case)] = r
         by_prop = {p.name: p for p in props}
         missing = [r for r in results.values() if r.kind == "sometimes" and r.verdict in ("not-found", "unknown")]
@@ -266,26 +292,29 @@ class Checker:
             r.note = "the symbolic check flagged this state but the concrete interpreter finds it is not a violation"
 
     def write(self, report: Report) -> None:
+        """Write every trace not written yet (each is written as soon as its result is settled)."""
+        for r in report.results:
+            if r.trace is not None and r.trace_path is None:
+                self._write_one(r)
+
+    def _write_one(self, r: Result) -> None:
         from duelcheck.counterexamples.itf import write_trace
 
-        if self.out is None:
+        if self.out is None or r.trace is None:
             return
-        for r in report.results:
-            if r.trace is None:
-                continue
-            name = f"{r.prop}.{r.case}" if r.case else r.prop
-            path = self.out / f"{name}.itf.json"
-            meta = {
-                "property": r.prop,
-                "case": r.case,
-                "kind": r.kind,
-                "verdict": r.verdict,
-                "engine": r.engine,
-                "minimal": r.minimal,
-                "description": f"{r.kind} {r.label}: {r.verdict}",
-            }
-            write_trace(path, self.ts, r.trace, meta)
-            r.trace_path = str(path)
+        path = self.out / f"{r.label}.itf.json"  # the label, spelled as everywhere: name[case]
+        meta = {
+            "property": r.prop,
+            "case": r.case or None,
+            "label": r.label,
+            "kind": r.kind,
+            "verdict": r.verdict,
+            "engine": r.engine,
+            "minimal": r.minimal,
+            "description": f"{r.kind} {r.label}: {r.verdict}",
+        }
+        write_trace(path, self.ts, r.trace, meta)
+        r.trace_path = str(path)
 
 
 def interrupted_report(rules: Rules, props: list[Property], depth: int, seconds: float) -> Report:

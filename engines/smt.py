@@ -283,6 +283,15 @@ def solve_cases(
     return UNSAT if all(a == UNSAT for a in answers) else SAT
 
 
+def session_name(solver: str) -> str:
+    """The name of the solver `open_session(solver)` opens."""
+    if solver in ("yices", "auto"):
+        path = yices_path()
+        if path is not None and os.access(path, os.X_OK):
+            return "yices"
+    return "z3"
+
+
 def open_session(solver: str, rlimit: int | None = None, deadline: float | None = None) -> Session:
     """`yices` (when installed), `z3`, or `auto`: Yices if installed, else Z3."""
     if solver in ("yices", "auto"):

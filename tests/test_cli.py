@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from duelcheck.cli import main
 from duelcheck.counterexamples.certify import replay_trace
 from duelcheck.counterexamples.itf import itf_to_trace
+from duelcheck.errors import InputError
 from duelcheck.model.cards import Phase
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import PROPERTIES
@@ -61,7 +62,9 @@ def test_missing_rule_file_and_unknown_property() -> None:
     code, _, err = run("check", "--rules", "/nonexistent/rules.toml")
     assert code == 2 and "cannot read" in err
     code, _, err = run("check", "--property", "no-such-property")
-    assert code == 2 and "unknown property" in err
+    assert code == 2 and "no such property" in err and err.count("\n") == 1
+    code, _, err = run("check", "--property", "reach-every-damage-outcome[dirrect]")
+    assert code == 2 and "did you mean reach-every-damage-outcome[direct]" in err
 
 
 def test_invariants_hold_to_the_bound(tmp_path: Path) -> None:
@@ -367,7 +370,8 @@ def test_an_itf_trace_with_a_state_the_rules_cannot_reach_is_refused(tmp_path: P
     trace = Path(json.loads(out)["results"][0]["trace"])
     good = json.loads(trace.read_text(encoding="utf-8"))
     assert run("replay", str(trace))[0] == 0
-    for field, value, words in (("gy", [-1, 0], "gy[0]: expected 0 or more"), ("lp", [80, -256], "lp[1]: expected LP")):
+    cases = (("gy", [-1, 0], "gy[0]: expected 0 or more"), ("lp", [8000, -25600], "lp[1]: expected LP"))
+    for field, value, words in cases:
         bad = json.loads(json.dumps(good))
         bad["states"][1][field] = value
         path = tmp_path / "bad.itf.json"
@@ -390,3 +394,35 @@ def test_the_older_damage_step_reading_is_a_knob(tmp_path: Path) -> None:
         assert code == 0 and json.loads(out)["results"][0]["verdict"] == "holds"
     code, _, err = run("check", "--rules", rules_file(tmp_path, 'damage_step_activations = "older"\n'))
     assert code == 2 and "damage_step_activations" in err and "'seed-000'" in err
+
+
+def test_traces_load_with_itf_py_and_hold_points(tmp_path: Path) -> None:
+    """A trace with a `pass` (a Python keyword) loads with itf-py; LP and ATK are written in points."""
+    itf_py = pytest.importorskip("itf_py")
+    from duelcheck.counterexamples.itf import write_trace
+    from duelcheck.engines.base import Trace
+    from duelcheck.model.system import Step
+
+    ts = TransitionSystem(Rules())
+    steps = [Step("init", {}, ts.init())]
+    wanted = ["end_step", "end_step", "normal_summon", "pass"]  # to Main Phase 1, summon, pass priority
+    for name in wanted:
+        step = next(st for st in ts.successors(steps[-1].state) if st.action == name)
+        steps.append(step)
+    path = tmp_path / "t.itf.json"
+    write_trace(path, ts, Trace(steps), {"description": "hand-made"})
+    data = json.loads(path.read_text(encoding="utf-8"))
+    loaded = itf_py.trace_from_json(data)
+    assert len(loaded.states) == len(steps)
+    assert data["states"][0]["lp"] == [8000, 8000]
+    summon = data["states"][3]["action"]
+    assert summon["tag"] == "normal_summon" and summon["value"]["atk"] % 100 == 0
+    assert data["states"][3]["m_atk"][0][0] == summon["value"]["atk"] == steps[3].state.g("m_atk", 0, 0) * 100
+    assert data["states"][4]["action"]["tag"] == "pass_priority"
+    back = itf_to_trace(ts, data, str(path))  # and duelcheck reads it back, in the model's units
+    assert [st.action for st in back.steps] == [st.action for st in steps]
+    assert back.steps[3].state.v == steps[3].state.v
+    bad = json.loads(json.dumps(data))
+    bad["states"][0]["lp"] = [8050, 8000]
+    with pytest.raises(InputError, match=r"lp\[0\]: expected points in steps of 100"):
+        itf_to_trace(ts, bad, "bad.itf.json")

@@ -475,6 +475,84 @@ def presets(fmt: str) -> None:
         click.echo(f"{names}\t{row['description']}\t{changes}")
 
 
+@main.command("diff")
+@click.argument("rules_a")
+@click.argument("rules_b")
+@click.option("--depth", type=click.IntRange(0, 200), default=12, show_default=True, help="The bound of both searches.")
+@click.option("--property", "names", multiple=True, help="Compare only these properties' verdicts (repeatable).")
+@click.option("--no-verdicts", is_flag=True, help="Only the shortest distinguishing plays, not the verdicts.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@_guard
+def diff_cmd(rules_a: str, rules_b: str, depth: int, names: tuple[str, ...], no_verdicts: bool, fmt: str) -> None:
+    """Two rule sets (files or preset names) side by side: every property's verdict under each, and in each
+    direction the shortest play legal under one whose last step the other refuses or ends elsewhere."""
+    from duelcheck.api import check, select
+    from duelcheck.counterexamples.view import render, render_json
+    from duelcheck.engines.diff import Difference, diff
+    from duelcheck.rules import load_rules
+
+    a, b = load_rules(rules_a), load_rules(rules_b)
+    props = [p.name for p in select(names)] if names else None
+    rows: list[dict[str, Any]] = []
+    if not no_verdicts:
+        reports = [check(r, props, depth) for r in (a, b)]
+        for ra, rb in zip(reports[0].results, reports[1].results, strict=True):
+            rows.append({"property": ra.label, "a": ra.verdict, "b": rb.verdict, "same": ra.verdict == rb.verdict})
+    result = diff(a, b, depth)
+
+    def one(d: Difference | None, first: str, second: str) -> dict[str, Any] | None:
+        if d is None:
+            return None
+        out: dict[str, Any] = {"kind": d.kind, "length": d.length, "reason": d.reason}
+        out["fields"] = [{"field": f, first: x, second: y} for f, x, y in d.fields]
+        if d.trace is not None:
+            out["play"] = render_json(d.trace, f"legal under {first}")
+        return out
+
+    if fmt == "json":
+        doc = {
+            "a": rules_a,
+            "b": rules_b,
+            "depth": depth,
+            "verdict": result.verdict,
+            "note": result.note or None,
+            "properties": rows,
+            "a_to_b": one(result.a_to_b, "a", "b"),
+            "b_to_a": one(result.b_to_a, "b", "a"),
+        }
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        click.echo(_safe(f"duelcheck diff {rules_a} {rules_b}   depth {depth}: {result.verdict}"))
+        if result.note:
+            click.echo(_safe(f"  ({result.note})"))
+        if rows:
+            click.echo(_safe(f"property\t{rules_a}\t{rules_b}"))
+            for row in rows:
+                mark = "" if row["same"] else "\t<- differs"
+                click.echo(_safe(f"{row['property']}\t{row['a']}\t{row['b']}{mark}"))
+        for d, x, y in ((result.a_to_b, rules_a, rules_b), (result.b_to_a, rules_b, rules_a)):
+            if d is None:
+                if result.verdict != "equivalent":
+                    click.echo(_safe(f"\nno play legal under {x} that {y} refuses or ends elsewhere, up to {depth}"))
+                continue
+            if d.kind == "start":
+                click.echo(_safe(f"\n{x} and {y} start from different states:"))
+            else:
+                steps = "step" if d.length == 1 else "steps"
+                what = "refuses" if d.kind == "refused" else "ends elsewhere at"
+                click.echo(
+                    _safe(f"\nthe shortest play legal under {x} whose last step {y} {what} ({d.length} {steps}):")
+                )
+            if d.trace is not None:
+                click.echo(_safe(render(d.trace, "", fold=False)))
+            if d.kind == "refused":
+                click.echo(_safe(f"  under {y}, step {d.length} is illegal: {d.reason}"))
+            for f, vx, vy in d.fields:
+                click.echo(_safe(f"  {f}: {vx} under {x}, {vy} under {y}"))
+    unknown = result.verdict == "unknown" or any(r[k] in ("unknown", "interrupted") for r in rows for k in ("a", "b"))
+    sys.exit(EXIT_UNKNOWN if unknown else EXIT_OK)
+
+
 @main.command()
 @click.argument("trace_file", type=click.Path(dir_okay=False))
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the trace).")
@@ -755,6 +833,134 @@ def graph_cmd(rules_file: str | None, fmt: str, out_file: str | None) -> None:
             raise InputError(f"--format svg: Graphviz's dot program is not installed: {GRAPHVIZ_HINT}")
         text = svg
     if out_file:
+        try:
+            write_atomic(Path(out_file), text)
+        except OSError as exc:
+            raise InputError(f"--out {out_file}: cannot write ({exc.strerror or exc})") from None
+    else:
+        click.echo(text, nl=False)
+
+
+SWEEP_EXIT_CODES = """Exit codes of a sweep:
+  0    every cell has a verdict and none is unknown (a violated property under a variant is an answer)
+  2    bad input: a grid file, --store or --scheduler (one line on stderr)
+  3    some verdict is unknown (a time limit of the grid's [check] table left it open)
+  4    a cell failed (internal error, not a verdict; the other cells are kept)
+  130  interrupted (Ctrl-C): every cell that finished is in the store; the same command finishes the rest"""
+
+
+@main.command("sweep", epilog=SWEEP_EXIT_CODES)
+@click.argument("grid_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes of the local Dask cluster, one thread each, on 127.0.0.1 (default: one per core).",
+)
+@click.option("--scheduler", default=None, help="Run on the Dask scheduler at tcp://HOST:PORT instead.")
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False),
+    default="duelcheck-sweep.sqlite",
+    show_default=True,
+    help="SQLite file of the results: a cell it holds is not run again.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), default=None, help="Also write an SVG heat map.")
+@_guard
+def sweep_cmd(
+    grid_file: str, workers: int | None, scheduler: str | None, store: str, fmt: str, svg_file: str | None
+) -> None:
+    """Check every rule set of a grid file against its properties, one cell at a time on Dask, each result kept
+    in a SQLite store; print the matrix of rule sets against properties (read from the store)."""
+    import os
+
+    from duelcheck import sweep as sw
+
+    grid = sw.load_grid(grid_file)
+    if scheduler is not None:
+        if workers is not None:
+            raise InputError("--workers: sizes the local cluster; not with --scheduler")
+        sw.check_address(scheduler)
+    if svg_file is not None:
+        _check_writable(Path(svg_file), "--svg")
+    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    display = sw.Display(sys.stderr.isatty(), scheduler, n_workers)
+    try:
+        outcome = sw.run(
+            grid, store, workers=n_workers, scheduler=scheduler, on_start=display.start, on_cell=display.cell
+        )
+    finally:
+        display.stop()
+    if outcome.interrupted:
+        held = sum(1 for c in grid.cells if outcome.row(c) is not None)
+        total = len(grid.cells)
+        _die(f"duelcheck: interrupted: {held} of {total} cells are in {store}; the same command runs the rest", 130)
+    if svg_file is not None:
+        from duelcheck.counterexamples.itf import write_atomic
+
+        try:
+            write_atomic(Path(svg_file), sw.svg(outcome))
+        except OSError as exc:
+            raise InputError(f"--svg {svg_file}: cannot write ({exc.strerror or exc})") from None
+    if fmt == "json":
+        click.echo(json.dumps(outcome.to_json(), indent=2))
+    elif sys.stdout.isatty():
+        console = Console(highlight=False)
+        console.print(sw.rich_table(outcome))
+        for line in sw.summary_lines(outcome):
+            console.print(escape(line))
+    else:
+        for line in sw.text_lines(outcome):
+            click.echo(_safe(line))
+    if outcome.exit_code == EXIT_INTERNAL:
+        failed = next(iter(outcome.failures.values()), "no result")
+        raise InternalError(f"{len(outcome.failures) or 1} cell(s) failed, kept out of the store: {failed}")
+    sys.exit(outcome.exit_code)
+
+
+@main.command("export")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="TOML file of rule parameters.")
+@click.option(
+    "--property",
+    "label",
+    required=True,
+    help="The property, or one case of it: name[case] (a property with several cases and no case named: any of them).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["smt2", "chc"]),
+    required=True,
+    help="smt2: the BMC question to --depth (SMT-LIB 2, QF_BV); chc: the whole system as Horn clauses (CHC-COMP).",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(0, 200),
+    default=None,
+    help="Steps from the initial state for smt2 (default: the check command's bound); not for chc.",
+)
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@_guard
+def export_cmd(rules_file: str | None, label: str, fmt: str, depth: int | None, out_file: str | None) -> None:
+    """Write a property's question for another solver: smt2 is sat when the goal (a violation of an `always`
+    property, the witness of a `sometimes` one) is reached within --depth steps; chc is sat when an inductive
+    invariant excludes it at every depth, unsat when it is reachable. The file's comments say it again."""
+    from duelcheck.api import select
+    from duelcheck.counterexamples.itf import write_atomic
+    from duelcheck.engines.checker import DEFAULT_DEPTH
+    from duelcheck.engines.export import export
+    from duelcheck.rules import load_rules
+
+    if fmt == "chc" and depth is not None:
+        raise InputError("--depth: only for --format smt2 (the CHC system has no bound)")
+    rules = load_rules(rules_file)
+    (prop,) = select([label])
+    if out_file is not None:
+        _check_writable(Path(out_file), "--out")
+    bound = DEFAULT_DEPTH if depth is None else depth
+    text = export(rules, prop, "smt2" if fmt == "smt2" else "chc", bound if fmt == "smt2" else None, rules_file)
+    if out_file is not None:
         try:
             write_atomic(Path(out_file), text)
         except OSError as exc:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from duelcheck.errors import InputError
+from duelcheck.errors import InputError, InternalError
 
 
 class Rules(BaseModel):
@@ -25,7 +26,18 @@ class Rules(BaseModel):
     chain_speed_check: bool = Field(
         True, description="seed 000: a response must be speed 2+ and >= the link it answers"
     )
+    standby_phase: bool = Field(True, description="6.3.2: the Standby Phase exists (Rush Duel has none)")
+    draw_until: int = Field(
+        0,
+        ge=0,
+        le=20,
+        description="6.3.1: 0: the normal draw is one card; n: the turn player draws until n cards are in hand, "
+        "one card when they hold n or more (Rush Duel: 5); a deck too thin for the draw loses the duel",
+    )
     hand_limit: int = Field(6, ge=0, le=60, description="6.3.6: hand size at the end of the End Phase")
+    hand_limit_enforced: bool = Field(
+        True, description="6.3.6: the turn player discards down to the hand limit (Rush Duel: no hand limit)"
+    )
     normal_summons_per_turn: int = Field(1, ge=0, le=9, description="6.3.5: Normal Summons or Sets per turn")
     zero_atk_battle_destroys: bool = Field(False, description="6.3.4.3.3.1: two 0-ATK monsters destroy each other")
     monster_zones: int = Field(5, ge=1, le=5, description="Main Monster Zones per player")
@@ -53,20 +65,31 @@ class Rules(BaseModel):
         return {k: v for k, v in self.model_dump().items() if getattr(base, k) != v}
 
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "official": {},
-    # Master Rule 1-3 era and Goat format: the first player draws on turn 1.
-    "goat": {"first_turn_draw": True},
-    # Speed Duel: 3 zones, 4000 LP, 4-card hand, 20-card deck, no Main Phase 2.
-    "speed": {
-        "monster_zones": 3,
-        "spell_trap_zones": 3,
-        "starting_lp": 4000,
-        "starting_hand": 4,
-        "deck_size": 20,
-        "main_phase_2": False,
-    },
-}
+@dataclass(frozen=True)
+class Preset:
+    """A named rule set shipped with the package (duelcheck/presets/NAME.toml, each setting citing its source)."""
+
+    name: str
+    description: str
+    rules: dict[str, Any]
+    aliases: tuple[str, ...]
+    path: Path
+
+
+def _load_presets() -> dict[str, Preset]:
+    out: dict[str, Preset] = {}
+    for path in sorted((Path(__file__).parent / "presets").glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        unknown = set(data.get("rules", {})) - set(Rules.model_fields)
+        if unknown:  # pragma: no cover - a shipped preset is checked by the tests
+            raise InternalError(f"{path}: unknown knob {sorted(unknown)[0]}")
+        out[path.stem] = Preset(path.stem, data["description"], dict(data["rules"]), tuple(data["aliases"]), path)
+    return out
+
+
+PRESET_FILES = _load_presets()
+# name (or alias) -> the knobs the preset sets; today's rules are `current`, also called `official`
+PRESETS: dict[str, dict[str, Any]] = {name: p.rules for p in PRESET_FILES.values() for name in (p.name, *p.aliases)}
 
 
 def _fail(path: str, key: str, msg: str) -> InputError:
@@ -101,12 +124,21 @@ def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
 
 
 def load_rules(path: str | Path | None) -> Rules:
-    """Load rule parameters from a TOML file; None gives the official rules."""
+    """Load rule parameters from a TOML file, or a preset by name (`goat`, `speed`, ...: a file of that name
+    wins); None gives the official rules."""
     if path is None:
         return Rules()
     from duelcheck.inputs import read_text
 
     p = Path(path)
+    if isinstance(path, str) and path in PRESETS and not p.exists():
+        return rules_from_mapping({"preset": path}, f"preset {path}")
+    if not p.exists() and p.suffix != ".toml" and len(p.parts) == 1:
+        import difflib
+
+        close = difflib.get_close_matches(str(path), list(PRESETS), n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise InputError(f"{p}: no such rule file, nor a preset (one of {', '.join(PRESETS)}){hint}")
     text = read_text(p, "rule file")
     try:
         data = tomllib.loads(text)

@@ -150,6 +150,16 @@ def must_draw(s: State) -> Val:
     return s.k.or_(s.g("turn") > 1, s.r.first_turn_draw)
 
 
+def draw_count(s: State) -> Val:
+    """6.3.1: the normal draw is one card; with `draw_until` (Rush Duel: 5) the turn player draws until that
+    many cards are in hand, and one card when they hold that many or more."""
+    until = s.r.draw_until
+    if until == 0:
+        return 1
+    hand = s.g("hand", s.tp)
+    return s.k.ite(hand < until, until - hand, 1, w=s.schema["hand"].width)
+
+
 def draw_pending(s: State) -> Val:
     return s.k.and_(s.g("phase") == Phase.DRAW, s.k.not_(s.g("drew")), must_draw(s))
 
@@ -408,7 +418,9 @@ def advance(n: Builder, choice: Val) -> None:
     """6.3: both players passed in succession with an empty chain: the phase or step ends."""
     k, r, tp = n.k, n.r, n.tp
     ph = n.g("phase")
-    decides = k.or_(ph == Phase.MAIN1, k.and_(ph == Phase.STANDBY, n.g("skip_m1", tp)))
+    # the phase Main Phase 1 would follow: the Standby Phase (6.3.2), or the Draw Phase where there is none
+    before_main1 = Phase.STANDBY if r.standby_phase else Phase.DRAW
+    decides = k.or_(ph == Phase.MAIN1, k.and_(ph == before_main1, n.g("skip_m1", tp)))
     with n.when(k.not_(decides)):
         # 6.3.5: Main Phase 2 follows the end of a Battle Phase (saying so there is no choice, but not wrong)
         n.require(
@@ -416,9 +428,10 @@ def advance(n: Builder, choice: Val) -> None:
             "6.3.5: Main Phase 2 comes only when a Battle Phase ends",
         )
         n.require(k.or_(choice == NO_CHOICE, choice == TO_MAIN2), "6.3.3: only the end of Main Phase 1 offers a choice")
-    with n.when(ph == Phase.DRAW):  # 6.3.1
-        enter_phase(n, Phase.STANDBY)
-    with n.when(ph == Phase.STANDBY):  # 6.3.2; seed 000: Main Phase 1 skipped
+    if r.standby_phase:
+        with n.when(ph == Phase.DRAW):  # 6.3.1 -> 6.3.2
+            enter_phase(n, Phase.STANDBY)
+    with n.when(ph == before_main1):  # 6.3.2 (or 6.3.1 without a Standby Phase); seed 000: Main Phase 1 skipped
         skipped = n.g("skip_m1", tp)
         with n.when(skipped):
             n.set("skip_m1", tp, False)
@@ -473,7 +486,8 @@ def advance(n: Builder, choice: Val) -> None:
     with n.when(ph == Phase.MAIN2):  # 6.3.5 -> 6.3.6
         enter_phase(n, Phase.END)
     with n.when(ph == Phase.END):  # 6.3.6: discard down to the hand limit, then the next turn
-        over = n.g("hand", tp) > r.hand_limit
+        # 6.3.6 (Rush Duel: no hand limit, when hand_limit_enforced is off)
+        over = k.and_(r.hand_limit_enforced, n.g("hand", tp) > r.hand_limit)
         with n.when(over):  # the discard is the turn player's act: they hold the game until it is done
             n.set("discarding", True)
             n.set("prio", tp)
@@ -593,12 +607,13 @@ def normal_draw(s: State, a: Params, n: Builder) -> None:
     n.require(k.not_(s.g("drew")), "6.3.1: the turn player draws only one card in the Draw Phase")
     n.require(must_draw(s), "6.3.1: the player who goes first does not draw on turn 1")
     n.set("drew", True)
-    empty = s.g("deck", tp) == 0
-    with n.when(empty):  # 6.3.1: a player who must draw from an empty deck loses the duel
+    count = draw_count(s)
+    empty = s.g("deck", tp) < count
+    with n.when(empty):  # 6.3.1: a player who must draw from an empty deck (or one too thin) loses the duel
         n.set("winner", winner_if_loses(s, tp))
     with n.when(k.not_(empty)):
-        n.add("deck", tp, -1)
-        n.add("hand", tp, 1)
+        n.add("deck", tp, -count)
+        n.add("hand", tp, count)
 
 
 @action("pass", "6.3", ("choice",), _choices)

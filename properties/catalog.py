@@ -482,7 +482,8 @@ always(
 def _hand_limit(s: State, a: ActionView, t: State) -> Val:
     k, r = s.k, s.r
     tp = s.tp
-    ends = k.implies(t.g("turn") != s.g("turn"), t.g("hand", tp) <= r.hand_limit)
+    # 6.3.6, read with the knobs: the limit is a parameter, and a rule set may have none at all
+    ends = k.implies(k.and_(r.hand_limit_enforced, t.g("turn") != s.g("turn")), t.g("hand", tp) <= r.hand_limit)
     discards = k.implies(
         a.is_("discard"),
         k.and_(s.g("phase") == Phase.END, t.g("hand", tp) >= r.hand_limit, t.g("hand", tp) == s.g("hand", tp) - 1),
@@ -645,7 +646,10 @@ always(
 def _deck_out(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     tp = s.tp
-    empty_draw = k.and_(a.is_("normal_draw"), s.g("deck", tp) == 0)
+    # 6.3.1: the normal draw is one card, or (draw_until, Rush Duel) cards up to that many in hand, at least one
+    hand, until = s.g("hand", tp), s.r.draw_until
+    wanted = 1 if until == 0 else k.ite(hand < until, until - hand, 1, w=s.schema["hand"].width)
+    empty_draw = k.and_(a.is_("normal_draw"), s.g("deck", tp) < wanted)
     return k.and_(
         k.implies(empty_draw, t.g("winner") == winner_if_loses(s, tp)),
         t.g("deck", 0) >= 0,
@@ -681,6 +685,9 @@ def _phase_order(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     before, after = s.g("phase"), t.g("phase")
     order = dict(_NEXT)
+    if not s.r.standby_phase:  # 6.3.2 read with the knob: without a Standby Phase the Draw Phase leads on
+        order[Phase.DRAW] = _NEXT[Phase.STANDBY]
+        del order[Phase.STANDBY]
     if not s.r.main_phase_2:  # 6.3.5 read with the knob: without Main Phase 2 the Battle Phase leads to the End Phase
         order[Phase.BATTLE_END] = (Phase.END,)
     moves = [k.and_(before == p, k.one_of(after, [int(q) for q in nxt])) for p, nxt in order.items()]

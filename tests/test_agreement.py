@@ -72,3 +72,48 @@ def test_every_symbolically_enabled_action_is_enumerated(seed: int, length: int)
         name, params = TS.sym_params(STEP, solver.model())
         raise AssertionError(f"enabled symbolically but not enumerated: {name}{params}")
     assert answer == z3.unsat
+
+
+# -- the same under every preset (Rush Duel's draw-until and missing phases included) --------------------
+
+_SYSTEMS: dict[str, tuple[TransitionSystem, State, SymStep]] = {}
+
+
+def _system(name: str) -> tuple[TransitionSystem, State, SymStep]:
+    from duelcheck.rules import load_rules
+
+    if name not in _SYSTEMS:
+        ts = TransitionSystem(load_rules(name))
+        pre = ts.sym_state("@p")
+        _SYSTEMS[name] = (ts, pre, ts.sym_step(pre, "@p1"))
+    return _SYSTEMS[name]
+
+
+@settings(max_examples=16, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    preset=st.sampled_from(["goat", "master-rule-2", "rush", "speed"]),
+    seed=st.integers(0, 10_000),
+    length=st.integers(0, 60),
+    pick=st.integers(0, 10_000),
+)
+def test_the_two_semantics_agree_under_every_preset(preset: str, seed: int, length: int, pick: int) -> None:
+    ts, pre, step_ = _system(preset)
+    rng = random.Random(seed)
+    s = ts.init()
+    for _ in range(length):
+        options = list(ts.successors(s))
+        if not options:
+            break
+        s = rng.choice(options).state
+    options = list(ts.successors(s))
+    if not options:
+        return
+    step = options[pick % len(options)]
+    solver = z3.SolverFor("QF_BV")
+    solver.add(step_.relation, *(pre.v[k] == s.v[k] for k in ts.keys))
+    solver.add(step_.act == ACTION_CODE[step.action])
+    for name, spec in PARAMS.items():
+        solver.add(step_.params[name] == step.params.get(name, False if spec.sort == "bool" else 0))
+    same = z3.And(*(step_.post.v[k] == step.state.v[k] for k in ts.keys))
+    assert solver.check(same) == z3.sat, f"{preset}: the concrete successor is not in the relation"
+    assert solver.check(z3.Not(same)) == z3.unsat, f"{preset}: the relation allows another successor"

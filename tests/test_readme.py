@@ -1,0 +1,52 @@
+"""Every example in the README works as shown, in the order shown: its shell lines (each exits 0, or the
+code its `# exit N` comment states) and its Python blocks, in one empty folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+INSTALL = ("python3 -m venv", "pip install")  # the two commands of the contract: run by CI itself
+
+
+def examples() -> list[tuple[str, str]]:
+    """(language, text) of every sh and python block after the two commands, in order."""
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```(sh|python)\n(.*?)```", text, flags=re.S)
+    return [(lang, body) for lang, body in blocks if not any(body.lstrip().startswith(i) for i in INSTALL)]
+
+
+def test_the_readme_has_examples_to_run() -> None:
+    langs = [lang for lang, _ in examples()]
+    assert langs.count("sh") >= 1 and langs.count("python") >= 1
+
+
+def test_every_readme_example_runs_in_order(tmp_path: Path) -> None:
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env["DUELCHECK_CACHE"] = str(tmp_path / ".cache")
+    ran = 0
+    for lang, body in examples():
+        if lang == "python":
+            proc = subprocess.run(
+                [sys.executable, "-c", body], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+            )
+            assert proc.returncode == 0, (body, proc.stdout, proc.stderr)
+            ran += 1
+            continue
+        for line in body.splitlines():
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            m = re.search(r"#\s*exit (\d+)\s*$", line)
+            expected = int(m.group(1)) if m else 0
+            proc = subprocess.run(
+                ["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+            )
+            assert proc.returncode == expected, (line, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+            assert "Traceback" not in proc.stdout + proc.stderr, line
+            ran += 1
+    assert ran >= 10

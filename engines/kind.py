@@ -303,7 +303,56 @@ class Induction:
         if not self._suite:
             self.prove_suite(suite)
         lemmas = self._state_facts(self._suite, self.proved)
-        return bool(self._inductive([probe], lemmas))
+        if self._inductive([probe], lemmas):
+            return True
+        # A step the witness needs may be enabled only by a state no play reaches (a discard under rules with
+        # no hand limit needs a discard already begun): k-induction assumes k steps in a row without the
+        # witness, each from a state meeting the proved invariants, and asks the next step.
+        return any(self._k_inductive(check, suite, k) for k in (2, 3))
+
+    def _k_inductive(self, check: Check, suite: list[Property], k: int) -> bool:
+        """Whether the witness `check` is unreachable by k-induction: no play of k steps from the start
+        reaches it (the base), and k steps in a row that do not reach it, from states meeting the proved
+        invariants, cannot be followed by a step that does. Each question is asked of a fresh Z3 within its
+        resource limit, then the step case re-checked by a second solver (Yices when installed)."""
+        lemma_checks = self.lemmas(self.proved, self._suite or suite)
+
+        def facts(s: Any) -> list[Any]:
+            values = (c.eval(None, None, s) for c in lemma_checks)
+            return [v for v in values if not isinstance(v, bool)]
+
+        def hit(pre: Any, st: SymStep) -> Any:
+            v = (
+                check.eval(pre, ActionView(st.act, st.params, symbolic=True), st.post)
+                if check.on == "step"
+                else (check.eval(None, None, st.post))
+            )
+            return z3.BoolVal(v) if isinstance(v, bool) else v
+
+        # the base: no play of at most k steps from the start reaches the witness
+        first = self.ts.sym_state(f"@kb{k}_0")
+        chain, pre = [], first
+        for i in range(1, k + 1):
+            st = self.ts.sym_step(pre, f"@kb{k}_{i}")
+            chain.append((pre, st))
+            pre = st.post
+        base = [self.ts.sym_init(first), *(st.relation for _, st in chain), z3.Or(*(hit(p, st) for p, st in chain))]
+        if self._fresh(base) != z3.unsat:
+            return False
+        # the step: k steps without the witness, then one with it
+        s0 = self.ts.sym_state(f"@ks{k}_0")
+        steps, pre = [], s0
+        for i in range(1, k + 2):
+            st = self.ts.sym_step(pre, f"@ks{k}_{i}")
+            steps.append((pre, st))
+            pre = st.post
+        assume = [c for p, st in steps for c in (*facts(p), st.relation)]
+        assume += [z3.Not(hit(p, st)) for p, st in steps[:-1]]
+        last_pre, last = steps[-1]
+        question = [*assume, hit(last_pre, last)]
+        if self._fresh(question) != z3.unsat:
+            return False
+        return solve_cases(question, [[z3.BoolVal(True)]], self.case_limit, deadline=self.deadline) == UNSAT
 
     def lemmas(self, proved: set[str], props: list[Property]) -> list[Check]:
         """The state checks of proved invariants: true in every reachable state, so usable as lemmas."""

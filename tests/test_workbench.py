@@ -128,3 +128,28 @@ def test_diff_command_text_and_json() -> None:
     code, out, _ = run("diff", "current", "current", "--no-verdicts", "--depth", "4")
     assert code == 0 and "equivalent" in out
     assert PRESETS["official"] == PRESETS["current"] == {}
+
+
+def test_k_induction_proves_a_discard_unreachable_without_a_hand_limit_and_not_with_one() -> None:
+    """A discard needs a discard already begun (a state no play reaches without a hand limit): 1-induction
+    cannot see that, 2-induction can, assuming the structural facts (proved for all depths under every
+    preset, see the slow test below)."""
+    from duelcheck.engines.kind import Induction
+    from duelcheck.properties import BY_NAME, PROPERTIES
+
+    check = BY_NAME["reach-hand-limit-discard"].checks[0]
+    answers = {}
+    for name in ("rush", "current"):
+        ind = Induction(TransitionSystem(load_rules(name)), cache=None)
+        ind.proved, ind._suite = {"well-formed"}, [p for p in PROPERTIES if p.kind == "always"]
+        answers[name] = ind._k_inductive(check, PROPERTIES, 2)
+    assert answers == {"rush": True, "current": False}
+
+
+@pytest.mark.slow
+def test_under_rush_rules_the_hand_limit_discard_is_unreachable_proved() -> None:
+    from duelcheck.api import check
+
+    report = check("rush", ["reach-hand-limit-discard", "well-formed"], depth=4, cache=False, simulate=False)
+    verdicts = {r.label: (r.verdict, r.proved) for r in report.results}
+    assert verdicts == {"well-formed": ("holds", True), "reach-hand-limit-discard": ("unreachable", True)}

@@ -462,17 +462,18 @@ def presets(fmt: str) -> None:
     """List the rule presets (--rules NAME) and what each changes; each is a TOML file citing its sources."""
     from duelcheck.rules import PRESET_FILES, rules_from_mapping
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in PRESET_FILES.values():
         changed = rules_from_mapping({"preset": p.name}).changed()
         rows.append({"preset": p.name, "aliases": list(p.aliases), "description": p.description, "changes": changed})
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    for row in rows:
-        names = ", ".join([row["preset"], *row["aliases"]])
-        changes = ", ".join(f"{k}={json.dumps(v)}" for k, v in row["changes"].items()) or "(none)"
-        click.echo(f"{names}\t{row['description']}\t{changes}")
+    for p in PRESET_FILES.values():
+        changed = rules_from_mapping({"preset": p.name}).changed()
+        names = ", ".join([p.name, *p.aliases])
+        changes = ", ".join(f"{k}={json.dumps(v)}" for k, v in changed.items()) or "(none)"
+        click.echo(f"{names}\t{p.description}\t{changes}")
 
 
 @main.command("diff")
@@ -970,6 +971,87 @@ def export_cmd(rules_file: str | None, label: str, fmt: str, depth: int | None, 
             raise InputError(f"--out {out_file}: cannot write ({exc.strerror or exc})") from None
     else:
         click.echo(text, nl=False)
+
+
+@main.command("boards")
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False),
+    help="A TOML file of rule parameters, or a preset's name (duelcheck presets lists them).",
+)
+@click.option("--depth", type=click.IntRange(0, 200), default=12, show_default=True, help="Bound of the search.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write one duel log per board here, and coverage.json / coverage.txt.",
+)
+@click.option(
+    "--where",
+    "wheres",
+    multiple=True,
+    help="Only a board where this holds, e.g. 'players[1].lp <= 1000 and phase == battle_step' (repeatable; "
+    "docs/boards.md has the language).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["logs", "pytest"]),
+    default="logs",
+    show_default=True,
+    help="pytest: also write test_boards.py, replaying every board against an engine adapter.",
+)
+@click.option("--action", "actions", multiple=True, help="Only this action's guards (repeatable; no boundary boards).")
+@_guard
+def boards_cmd(
+    rules_file: str | None, depth: int, out: str | None, wheres: tuple[str, ...], fmt: str, actions: tuple[str, ...]
+) -> None:
+    """Edge-case test boards for game engines: for every guard of every action the shortest play to a board
+    where the action is legal and to its illegal twin (that guard alone fails), boundary boards (damage
+    table ties, LP to exactly 0, the hand limit, full zones, the longest chain), each certified by the
+    interpreter and written as a duel log with its expected verdict; and a coverage report."""
+    from duelcheck.engines.boards import run, write
+    from duelcheck.rules import load_rules
+
+    rules = load_rules(rules_file)
+    if fmt == "pytest" and out is None:
+        raise InputError("--format pytest: give --out DIR, where the boards and test_boards.py are written")
+    if wheres and actions:
+        raise InputError("--where and --action: give one or the other")
+    if out is not None:
+        try:
+            Path(out).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out {out}: cannot make the folder ({exc.strerror or exc})") from None
+        _check_writable(Path(out) / "coverage.json", "--out")
+    console = Console(stderr=True, highlight=False)
+    progress = console.print if sys.stderr.isatty() else None
+    result = run(
+        rules,
+        depth,
+        actions=list(actions) or None,
+        boundaries=not wheres and not actions,
+        wheres=wheres,
+        guards=not wheres,
+        progress=(lambda text: progress(escape(text))) if progress else None,
+    )
+    if out is not None:
+        write(result, Path(out), fmt)
+    if wheres and out is None:
+        found = [g.doc for g in result.by_kind("where") if g.doc is not None]
+        click.echo(_safe(result.text()), err=True, nl=False)
+        if found:
+            click.echo(json.dumps(found[0] if len(wheres) == 1 else found, indent=1, ensure_ascii=False))
+    else:
+        click.echo(_safe(result.text()), nl=False)
+        if out is not None:
+            click.echo(f"written to {out}/")
+    statuses = [g.status for g in result.goals]
+    if "unknown" in statuses:
+        sys.exit(EXIT_UNKNOWN)
+    if wheres and any(g.doc is None for g in result.by_kind("where")):
+        sys.exit(EXIT_FAIL)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -131,7 +131,7 @@ def load_rules(path: str | Path | None) -> Rules:
     from duelcheck.inputs import read_text
 
     p = Path(path)
-    if isinstance(path, str) and path in PRESETS and not p.exists():
+    if isinstance(path, str) and path in PRESETS and not p.is_file():
         return rules_from_mapping({"preset": path}, f"preset {path}")
     if not p.exists() and p.suffix != ".toml" and len(p.parts) == 1:
         import difflib

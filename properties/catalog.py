@@ -867,6 +867,162 @@ always(
 
 # -- witnesses --------------------------------------------------------------------------------
 
+# -- timing and priority, read from what happened: who acted, which action, the chain it opened --------
+
+
+_MAIN_ACTS = ("normal_summon", "set_monster", "flip_summon", "change_position", "set_spell_trap")
+
+
+def _main_timing(s: State, a: ActionView, t: State) -> Val:
+    """6.3.3: summons, Sets and position changes are the turn player's acts in their own Main Phase, with
+    the turn player holding priority, no chain open or resolving, no attack going on, the duel not over."""
+    k = s.k
+    acted = k.or_(*(a.is_(name) for name in _MAIN_ACTS))
+    when = k.and_(
+        s.is_phase(*MAIN_PHASES),
+        s.g("chain_len") == 0,
+        k.not_(s.g("resolving")),
+        s.g("prio") == s.tp,
+        k.not_(s.g("attacking")),
+    )
+    return k.implies(acted, when)
+
+
+def _attack_timing(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2: an attack is declared in the Battle Step by the turn player holding priority, with no chain
+    open and no other attack going on."""
+    k = s.k
+    when = k.and_(
+        s.g("phase") == Phase.BATTLE_STEP,
+        s.g("chain_len") == 0,
+        k.not_(s.g("resolving")),
+        s.g("prio") == s.tp,
+        k.not_(s.g("attacking")),
+    )
+    return k.implies(a.is_("declare_attack"), when)
+
+
+always(
+    "summon-and-attack-timing",
+    "6.3.3, 6.3.4.2",
+    "Summons, Sets and position changes happen in the turn player's Main Phase, attack declarations in the "
+    "Battle Step, one attack at a time; each by the turn player holding priority with no chain open.",
+    step(_main_timing, "main-phase"),
+    step(_attack_timing, "attack"),
+)
+
+SPEED_1 = (Kind.NORMAL_SPELL, Kind.CONT_SPELL, Kind.EQUIP_SPELL, Kind.FIELD_SPELL, Kind.RITUAL_SPELL, Kind.IGNITION)
+
+
+def _new_link(s: State, t: State) -> tuple[Val, Val, Val, Val]:
+    """Whether the step added a chain link, and that link's kind, effect and activating player."""
+    i = s.g("chain_len")
+    added = t.g("chain_len") == i + 1
+    return added, t.g("c_kind", i), t.g("c_eff", i), t.g("c_owner", i)
+
+
+def _speed_1(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (spell speeds): a Spell Speed 1 activation (a Normal, Continuous, Equip, Field or Ritual Spell,
+    an Ignition effect) starts a chain, in its player's own Main Phase."""
+    k = s.k
+    added, kind, _, owner = _new_link(s, t)
+    speed1 = k.and_(added, k.one_of(kind, [int(x) for x in SPEED_1]))
+    return k.implies(speed1, k.and_(s.g("chain_len") == 0, s.is_phase(*MAIN_PHASES), owner == s.tp))
+
+
+def _quick_play_from_hand(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000: a Quick-Play Spell is activated from the hand only in its player's own turn."""
+    k = s.k
+    added, kind, _, owner = _new_link(s, t)
+    from_hand = k.and_(added, a.is_("activate"), a.p("zone") == HAND, kind == Kind.QUICK_SPELL)
+    return k.implies(from_hand, owner == s.tp)
+
+
+def _attack_negation(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2: a card that negates an attack is activated only while an attack is going on."""
+    k = s.k
+    added, _, eff, _ = _new_link(s, t)
+    return k.implies(k.and_(added, eff == Effect.NEGATE_ATTACK), s.g("attacking"))
+
+
+always(
+    "activation-timing",
+    "seed 000 (spell speeds), 6.3.4.2",
+    "A Spell Speed 1 activation starts a chain in its player's own Main Phase; a Quick-Play Spell comes from "
+    "the hand only in its player's turn; an attack is negated only while one is going on.",
+    step(_speed_1, "speed-1"),
+    step(_quick_play_from_hand, "quick-play-from-hand"),
+    step(_attack_negation, "attack-negation"),
+)
+
+
+def _top(s: State, name: str) -> Val:
+    return s.g(name, s.g("chain_len") - 1)
+
+
+def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000: a negated link resolves without effect: no LP, hand, deck, monster or skipped phase changes."""
+    k = s.k
+    negated = k.and_(a.is_("resolve"), s.g("chain_len") > 0, _top(s, "c_neg"))
+    same = [t.g(name, p) == s.g(name, p) for name in ("lp", "hand", "deck", "skip_bp", "skip_m1") for p in (0, 1)]
+    for p in (0, 1):
+        for z in range(s.r.monster_zones):
+            same += [t.g(name, p, z) == s.g(name, p, z) for name in ("m_occ", "m_atk", "m_up", "m_def")]
+    same += [t.g("winner") == s.g("winner"), t.g("phase") == s.g("phase"), t.g("attacking") == s.g("attacking")]
+    return k.implies(negated, k.and_(*same))
+
+
+def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000's catalogue: "the opponent skips their next Battle Phase / Main Phase 1" reaches the link's
+    opponent, never its player; "draw a card" draws for the link's player, never the opponent."""
+    k = s.k
+    live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(_top(s, "c_neg")), k.not_(_top(s, "c_gone")))
+    eff, owner = _top(s, "c_eff"), _top(s, "c_owner")
+    opp = s.other(owner)
+    out = []
+    for name, effect in (("skip_bp", Effect.SKIP_BP), ("skip_m1", Effect.SKIP_MAIN1)):
+        hits = k.and_(t.g(name, opp), t.g(name, owner) == s.g(name, owner))
+        out.append(k.implies(k.and_(live, eff == effect), hits))
+    draws = k.or_(t.g("hand", owner) == s.g("hand", owner) + 1, t.g("winner") != 0)
+    out.append(k.implies(k.and_(live, eff == Effect.DRAW), k.and_(draws, t.g("hand", opp) == s.g("hand", opp))))
+    return k.and_(*out)
+
+
+always(
+    "resolution-effects",
+    "seed 000 (chain, negation, effect catalogue)",
+    "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
+    "skips a phase, the controller draws).",
+    step(_negated_does_nothing, "negated"),
+    step(_applies_to_named_player, "named-player"),
+)
+
+
+def _flip_summon(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (battle positions): a Flip Summon turns the turn player's face-down monster face-up in Attack
+    Position."""
+    k, tp = s.k, s.tp
+    z = a.p("zone")
+    before = k.and_(s.g("m_occ", tp, z), k.not_(s.g("m_up", tp, z)))
+    after = k.and_(t.g("m_occ", tp, z), t.g("m_up", tp, z), k.not_(t.g("m_def", tp, z)))
+    return k.implies(a.is_("flip_summon"), k.and_(before, after))
+
+
+always(
+    "flip-summon-face-up-attack",
+    "seed 000 (battle positions)",
+    "A Flip Summon turns a face-down monster face-up in Attack Position.",
+    step(_flip_summon),
+)
+
+always(
+    "nothing-after-the-duel",
+    "seed 000 (winning)",
+    "Once a player has won, nothing more happens.",
+    step(lambda s, a, t: s.g("winner") == 0),
+)
+
+
 sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s: s.g("phase") == Phase.MAIN2))
 sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -121,3 +122,110 @@ def test_the_unmutated_model_passes_the_same_checks() -> None:
     ts = TransitionSystem(Rules())
     results = BMC(ts).run([BY_NAME[m[2]] for m in MUTANTS], 5)
     assert all(r.verdict == "holds" for r in results), [(r.label, r.verdict) for r in results]
+
+
+# -- guards dropped, and effects misapplied: each caught by the property that reads what happened --------
+
+
+@contextmanager
+def dropped(reason: str) -> Iterator[None]:
+    """Every guard whose reason says `reason` is dropped, in both semantics (the relation is built inside)."""
+    from duelcheck.model.state import Builder
+
+    original = Builder.require
+
+    def require(self: Any, cond: Any, why: Any) -> None:
+        text = why if isinstance(why, str) else getattr(why, "__name__", "")
+        if reason in text:
+            return
+        original(self, cond, why)
+
+    Builder.require = require  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Builder.require = original  # type: ignore[method-assign]
+
+
+def _relaxed(s: Any, **values: Any) -> Any:
+    v = dict(s.v)
+    for key, value in values.items():
+        name, *idx = key.split("__")
+        v[(name, *(int(i) for i in idx))] = value
+    return type(s)(s.k, s.r, s.schema, v)
+
+
+def negated_link_still_resolves(s: Any, a: Any, n: Any) -> None:
+    """The last link resolves as if it were not negated."""
+    top = s.g("chain_len") - 1
+    v = dict(s.v)
+    for i in range(s.r.chain_links):
+        v[("c_neg", i)] = s.k.and_(s.g("c_neg", i), top != i) if s.k.symbolic else bool(s.g("c_neg", i) and top != i)
+    R.resolve(type(s)(s.k, s.r, s.schema, v), a, n)
+
+
+def skip_hits_its_player(s: Any, a: Any, n: Any) -> None:
+    """'The opponent skips their next Battle Phase' applied to the link's own player."""
+    R.resolve(s, a, n)
+    top = s.g("chain_len") - 1
+    owner = s.g("c_owner", top)
+    live = s.k.and_(s.g("c_eff", top) == R.Effect.SKIP_BP, s.k.not_(s.g("c_neg", top)))
+    with n.when(live):
+        n.set("skip_bp", s.other(owner), s.g("skip_bp", s.other(owner)))
+        n.set("skip_bp", owner, True)
+
+
+def flip_summon_to_defense(s: Any, a: Any, n: Any) -> None:
+    R.flip_summon(s, a, n)
+    n.set("m_def", s.tp, a.zone, True)
+
+
+GUARD_MUTANTS = [
+    # (the guard's words, the property, its case, the rules, the depth searched)
+    ("only in its controller's own turn", "activation-timing", "quick-play-from-hand", Rules(), 3),
+    ("6.3.3: this is done only while no chain is open", "summon-and-attack-timing", "main-phase", Rules(), 6),
+    (
+        "an attack is declared while no chain is open",
+        "summon-and-attack-timing",
+        "attack",
+        Rules(first_turn_battle=True),
+        9,
+    ),
+    ("a card that can only be activated at an attack declaration", "activation-timing", "attack-negation", Rules(), 4),
+    ("duel_over", "nothing-after-the-duel", "", Rules(first_turn_battle=True, starting_lp=100), 12),
+]
+
+
+@pytest.mark.parametrize(
+    ("reason", "prop", "case", "rules", "depth"), GUARD_MUTANTS, ids=[m[1] + "/" + m[2] for m in GUARD_MUTANTS]
+)
+def test_a_dropped_guard_is_caught(reason: str, prop: str, case: str, rules: Rules, depth: int) -> None:
+    check = _check(prop, case)
+    with dropped(reason):
+        ts = TransitionSystem(rules)
+        results = BMC(ts).run([replace(BY_NAME[prop], checks=(check,))], depth)
+        assert results[0].verdict == "violated", f"{prop}[{case}] did not catch the dropped guard {reason!r}"
+        assert results[0].trace is not None
+        certify(ts, check, results[0].trace, False)
+    clean = BMC(TransitionSystem(rules)).run([replace(BY_NAME[prop], checks=(check,))], depth)
+    assert clean[0].verdict == "holds"
+
+
+EFFECT_MUTANTS = [
+    ("resolve", negated_link_still_resolves, "resolution-effects", "negated", 7),
+    ("resolve", skip_hits_its_player, "resolution-effects", "named-player", 5),
+    ("flip_summon", flip_summon_to_defense, "flip-summon-face-up-attack", "", 14),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "bug", "prop", "case", "depth"), EFFECT_MUTANTS, ids=[m[2] + "/" + m[3] for m in EFFECT_MUTANTS]
+)
+def test_a_misapplied_effect_is_caught(rule: str, bug: Callable[..., Any], prop: str, case: str, depth: int) -> None:
+    check = _check(prop, case)
+    with mutated(rule, bug):
+        ts = TransitionSystem(Rules())
+        results = BMC(ts).run([replace(BY_NAME[prop], checks=(check,))], depth)
+        assert results[0].verdict == "violated", f"{prop}[{case}] did not catch the mutant of {rule}"
+        assert results[0].trace is not None
+        certify(ts, check, results[0].trace, False)

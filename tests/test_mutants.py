@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from duelcheck.counterexamples.certify import certify
-from duelcheck.engines.bmc import BMC
+from duelcheck.counterexamples.certify import certify, holds_at_end
+from duelcheck.engines.bmc import BMC, Goal
 from duelcheck.model import rules as R
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import BY_NAME
@@ -214,8 +214,20 @@ def test_a_dropped_guard_is_caught(reason: str, prop: str, case: str, rules: Rul
 EFFECT_MUTANTS = [
     ("resolve", negated_link_still_resolves, "resolution-effects", "negated", 7),
     ("resolve", skip_hits_its_player, "resolution-effects", "named-player", 5),
-    ("flip_summon", flip_summon_to_defense, "flip-summon-face-up-attack", "", 14),
+    ("flip_summon", flip_summon_to_defense, "flip-summon-face-up-attack", "", 2),
 ]
+
+
+def _flip_board(ts: TransitionSystem) -> Any:
+    """Turn 3, Main Phase 1: the turn player's monster Set on turn 1 is face-down in zone 0 (a Flip Summon
+    needs a monster Set on an earlier turn: 13 steps from the start, so the search starts here)."""
+    from duelcheck.model.cards import Phase
+
+    return _relaxed(
+        ts.init(),
+        turn=3, phase=int(Phase.MAIN1), drew=True, hand__0=5, deck__0=34, m_occ__0__0=True, m_def__0__0=True,
+        m_atk__0__0=10, m_defv__0__0=10,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -225,7 +237,12 @@ def test_a_misapplied_effect_is_caught(rule: str, bug: Callable[..., Any], prop:
     check = _check(prop, case)
     with mutated(rule, bug):
         ts = TransitionSystem(Rules())
-        results = BMC(ts).run([replace(BY_NAME[prop], checks=(check,))], depth)
-        assert results[0].verdict == "violated", f"{prop}[{case}] did not catch the mutant of {rule}"
-        assert results[0].trace is not None
-        certify(ts, check, results[0].trace, False)
+        start = _flip_board(ts) if rule == "flip_summon" else None
+        goal = Goal(replace(BY_NAME[prop], checks=(check,)), check)
+        found = BMC(ts).reach([goal], depth, start)[0]
+        assert found.status == "reached", f"{prop}[{case}] did not catch the mutant of {rule}"
+        assert found.trace is not None  # replayed by the concrete interpreter from its start already
+        if start is None:
+            certify(ts, check, found.trace, False)
+        else:
+            assert not holds_at_end(found.trace, check)

@@ -138,3 +138,37 @@ def test_the_library_api() -> None:
         duelcheck.check(properties=["reach-turn3"])
     with pytest.raises(AttributeError):
         _ = duelcheck.no_such_name  # type: ignore[attr-defined]
+
+
+def test_on_a_terminal_the_run_is_shown_live(tmp_path: Path) -> None:
+    """A real pseudo-terminal: the live display draws the rows as they settle and the status line
+    (elapsed time, settled out of the total), then the table is printed."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    args = [
+        sys.executable, "-m", "duelcheck", "check", "--no-proofs", "--depth", "9", "--out", str(tmp_path / "o"),
+        "--property", "reach-turn-3", "--property", "first-turn-no-draw",
+    ]  # fmt: skip
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": "120", "LINES": "30", "TERM": "xterm"}
+    proc = subprocess.Popen(args, stdin=follower, stdout=follower, stderr=follower, cwd=tmp_path, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the run is over
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(leader)
+    screen = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0, screen
+    assert "of 2 settled" in screen  # the live status line
+    assert "\x1b[" in screen  # drawn with terminal control sequences, not plain lines
+    assert "2 of 2 as expected" in screen and "reach-turn-3" in screen

@@ -1,0 +1,1273 @@
+"""Edge-case test boards for game engines: for every guard of every action, a legal board and its illegal twin.
+
+An action's guard is the conjunction of the `require` conjuncts its body adds, each with the words a judge
+says when it fails (model/rules.py). `collect_guards` runs each body on a symbolic Builder, as the
+transition relation does (model/system.py), and keeps the conjuncts with their reasons; those whose
+reason starts with "model range" or "model catalogue" only keep the parameters sane: they must hold on
+every board and get no board of their own.
+
+For an action X with guard conjuncts g_1..g_n the search looks, one depth at a time from the start of the
+duel (as engines/bmc.py does, in one solver session), for
+
+- the *legal board*: the shortest play to a state where X, with some parameters, is legal (every g_j
+  holds); one board per action, shared by its guards;
+- the *illegal twin* of each g_i: the shortest play to a state where every other conjunct holds and g_i
+  fails, so that the judge refuses X with g_i's reason and no other;
+- *boundary boards*: state predicates a tester wants (each row of the damage table at equality, a 0 ATK
+  battle, LP going to exactly 0, the hand at the limit and one over in the End Phase, the monster zones
+  full, the longest chain the model holds), optionally followed by the action they test;
+- `--where` boards: a state predicate written in a small language over the duel-log format's words.
+
+Every play is replayed by the concrete interpreter, and the tested action is certified there: legal, or
+refused with exactly g_i's reason. Each board is written as a duel log (duelcheck/log.py) with every
+observed state and an `expect` block, and is replayed once more through `duelcheck replay` before it is
+kept. A guard whose twin is not reached within the bound is `not found up to N`; when additionally the
+other conjuncts imply it under the well-formed facts of every reachable state (one solver question), it
+is `unreachable (implied by the other guards)`. A twin that exists only with parameters the duel-log
+format cannot write (a zone number past the last zone) is `not expressible in the duel-log format`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import z3
+
+from duelcheck.conformance import broken_clause, replay
+from duelcheck.engines.bmc import Unrolling, replay_moves
+from duelcheck.engines.limits import check_interrupt
+from duelcheck.engines.smt import SAT, UNSAT, open_session
+from duelcheck.errors import InputError, InternalError
+from duelcheck.log import (
+    COST_NAME,
+    KIND_NAME,
+    LINK_KIND_NAME,
+    PHASE_NAME,
+    _target_out,
+    log_action,
+    log_of,
+)
+from duelcheck.model.cards import (
+    DIRECT,
+    HAND,
+    POINTS,
+    SPELLS,
+    STOP,
+    TARGETED,
+    TRAPS,
+    Cost,
+    Effect,
+    Kind,
+    Phase,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params, trigger_due
+from duelcheck.model.state import PARAMS, Builder, State
+from duelcheck.model.system import TransitionSystem
+from duelcheck.properties.catalog import well_formed_facts
+from duelcheck.rules import Rules
+
+SKIPPED = ("model range", "model catalogue")  # conjuncts that keep parameters sane: no board of their own
+Reason = str | Callable[[State], str]
+Status = Literal["found", "unreachable", "not-found", "not-expressible", "unknown"]
+
+
+# -- guards -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One guard conjunct of an action, with the words a judge says when it fails."""
+
+    action: str
+    index: int  # its place among the action's conjuncts, in the order the body requires them
+    reason: str  # the words; for words that depend on the state, the name of the function that says them
+    said: Reason = field(compare=False)  # what `require` was given: the words, or that function
+    slug: str  # the reason as a file-name part, unique within the action
+    tested: bool  # False for "model range" / "model catalogue" conjuncts: they hold on every board
+
+    @property
+    def clause(self) -> str:
+        """The clause the reason cites (the action's own clause when it cites none or depends on the state)."""
+        if callable(self.said):
+            return ACTION_BY_NAME[self.action].clause
+        return broken_clause(self.reason, ACTION_BY_NAME[self.action].clause)
+
+    def words(self, pre: State, params: dict[str, int]) -> str:
+        """The reason the concrete interpreter gives in `pre` with these parameters."""
+        if callable(self.said):
+            return self.said(pre)
+        try:
+            return self.said.format(**{p: params.get(p, 0) for p in ACTION_BY_NAME[self.action].params})
+        except (KeyError, IndexError, ValueError):
+            return self.said
+
+
+@dataclass
+class ActionGuards:
+    """An action's guard conjuncts as Z3 terms over a template state `pre` and template parameters."""
+
+    action: Action
+    pre: State
+    params: dict[str, Any]
+    guards: list[Guard]
+    terms: list[Any]
+
+    @property
+    def tested(self) -> list[Guard]:
+        """The conjuncts that get an illegal twin (all but "model range" and "model catalogue")."""
+        return [g for g in self.guards if g.tested]
+
+
+@contextlib.contextmanager
+def _recording(said: list[Reason]) -> Iterator[None]:
+    """While active, every `require` (of any Builder, also those an action body makes for a second step, as
+    end_step does) also appends what it was given: the symbolic guard list keeps only the words, and drops
+    a function that words the reason from the state."""
+    original = Builder.require
+
+    def require(self: Builder, cond: Val, reason: Reason) -> None:
+        said.append(reason)
+        original(self, cond, reason)
+
+    setattr(Builder, "require", require)  # noqa: B010 - restored below; mypy rejects assigning a method
+    try:
+        yield
+    finally:
+        setattr(Builder, "require", original)  # noqa: B010
+
+
+def slugify(text: str, limit: int = 56) -> str:
+    """Words as a file-name part: lower case, dashes, no clause number, at most `limit` characters."""
+    text = re.sub(r"^((\d+(\.\d+)+)|(seed \d{3}( \([^)]*\))?)|model( bound| catalogue| range)?):\s*", "", text)
+    text = re.sub(r"\{[^}]*\}", "", text)
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    if len(words) > limit:
+        words = words[:limit].rsplit("-", 1)[0]
+    return words or "guard"
+
+
+def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> list[ActionGuards]:
+    """Every action's guard conjuncts with their reasons, run on a symbolic Builder as the transition
+    relation is built (model/system.py `_build_step`)."""
+    out = []
+    pre = ts.sym_state("@guard")
+    for act in ACTIONS:
+        if actions is not None and act.name not in actions:
+            continue
+        params = {name: PARAMS[name].z3var(f"@guard@{act.name}") for name in act.params}
+        said: list[Reason] = []
+        n = pre.edit()
+        with _recording(said):
+            act.body(pre, Params(params), n)
+        if len(said) != len(n.guards):
+            raise InternalError(f"{act.name}: {len(n.guards)} guard conjuncts but {len(said)} reasons recorded")
+        guards: list[Guard] = []
+        terms: list[Any] = []
+        seen: dict[str, int] = {}
+        for i, ((term, _), reason) in enumerate(zip(n.guards, said, strict=True)):
+            words = reason.__name__ if callable(reason) else reason
+            base = re.sub(r"_", "-", words) if callable(reason) else slugify(words)
+            seen[base] = seen.get(base, 0) + 1
+            slug = base if seen[base] == 1 else f"{base}-{seen[base]}"
+            tested = callable(reason) or not reason.startswith(SKIPPED)
+            guards.append(Guard(act.name, i, words, reason, slug, tested))
+            terms.append(z3.BoolVal(term) if isinstance(term, bool) else term)
+        out.append(ActionGuards(act, pre, params, guards, terms))
+    return out
+
+
+def expressible(r: Rules, name: str, p: dict[str, Any], s: State) -> list[Any]:
+    """What the duel-log format can write of the action's parameters (zones the rules have, kinds it names),
+    as constraints on the parameter variables in state `s`."""
+    mz, sz = r.monster_zones, r.spell_trap_zones
+    out: list[Any] = []
+
+    def target() -> Any:
+        return z3.Or(z3.And(p["tarea"] == 0, p["tzone"] < mz), z3.And(p["tarea"] == 1, p["tzone"] < sz))
+
+    if name in ("flip_summon", "change_position"):
+        out.append(p["zone"] < mz)
+    elif name == "declare_attack":
+        out += [p["zone"] < mz, z3.Or(p["tzone"] < mz, p["tzone"] == DIRECT)]
+    elif name == "replay_select":
+        out.append(z3.Or(p["tzone"] < mz, p["tzone"] == DIRECT, p["tzone"] == STOP))
+    elif name in ("normal_summon", "set_monster"):
+        out += [p["atk"] >= 0, p["defv"] >= 0, z3.Implies(p["mkind"] == 0, p["eff"] == 0)]
+    elif name == "set_spell_trap":
+        out.append(z3.Or(*(p["kind"] == int(k) for k in (*SPELLS, *TRAPS))))
+    elif name == "activate":
+        card = z3.Or(*(p["kind"] == int(k) for k in (*SPELLS, *TRAPS)))
+        monster = z3.Or(p["kind"] == int(Kind.IGNITION), p["kind"] == int(Kind.QUICK_EFFECT))
+        out += [
+            z3.Or(card, monster),
+            z3.Implies(card, z3.Or(p["zone"] < sz, p["zone"] == HAND)),
+            z3.Implies(monster, z3.And(p["zone"] < mz, p["cost"] == int(Cost.NONE))),
+            target(),
+        ]
+    elif name == "trigger":
+        out.append(target())
+    elif name == "resolve":
+        out += [p["atk"] >= 0, p["defv"] >= 0, p["atk"] <= 90, p["defv"] <= 90]
+    return out
+
+
+# -- boundary boards --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """A board a tester wants: a state predicate, then (optionally) the action it tests, which must be legal."""
+
+    name: str
+    clause: str
+    doc: str
+    pred: Callable[[State], Val]
+    action: str | None = None
+
+
+def _battle(s: State) -> tuple[Val, Val, Val, Val, Val]:
+    """Before damage calculation: a battle with a monster (not direct), the attacker's ATK, the target's ATK
+    and DEF, and whether the target is in Defense Position."""
+    k, tp = s.k, s.tp
+    opp = s.other(tp)
+    z, t = s.g("atk_zone"), s.g("atk_tgt")
+    at = k.and_(s.g("phase") == Phase.DMG_DURING, s.g("attacking"), t != DIRECT)
+    return at, s.g("m_atk", tp, z), s.g("m_atk", opp, t), s.g("m_defv", opp, t), s.g("m_def", opp, t)
+
+
+def _atk_equal(s: State) -> Val:
+    at, a, ta, _, is_def = _battle(s)
+    return s.k.and_(at, s.k.not_(is_def), a == ta, a != 0)
+
+
+def _def_equal(s: State) -> Val:
+    at, a, _, td, is_def = _battle(s)
+    return s.k.and_(at, is_def, a == td)
+
+
+def _zero_battle(s: State) -> Val:
+    at, a, ta, _, is_def = _battle(s)
+    return s.k.and_(at, s.k.not_(is_def), a == 0, ta == 0)
+
+
+def _hand_at(extra: int) -> Callable[[State], Val]:
+    def pred(s: State) -> Val:
+        k = s.k
+        return k.and_(s.g("phase") == Phase.END, s.g("chain_len") == 0, s.g("hand", s.tp) == s.r.hand_limit + extra)
+
+    return pred
+
+
+BOUNDARIES: tuple[Boundary, ...] = (
+    Boundary(
+        "battle.atk-equal",
+        "6.3.4.3.3",
+        "Damage calculation between two Attack Position monsters of equal ATK (not 0): both are destroyed, no damage.",
+        _atk_equal,
+        "end_step",
+    ),
+    Boundary(
+        "battle.def-equal",
+        "6.3.4.3.3",
+        "Damage calculation of an attack on a Defense Position monster whose DEF equals the attacker's ATK: "
+        "nothing is destroyed, no damage.",
+        _def_equal,
+        "end_step",
+    ),
+    Boundary(
+        "battle.zero-atk",
+        "6.3.4.3.3.1",
+        "Damage calculation between two 0 ATK Attack Position monsters: nothing happens.",
+        _zero_battle,
+        "end_step",
+    ),
+    Boundary(
+        "lp.exactly-zero",
+        "seed 000 (winning)",
+        "A player's LP go to exactly 0: that player loses.",
+        lambda s: s.k.or_(s.g("lp", 0) == 0, s.g("lp", 1) == 0),
+    ),
+    Boundary(
+        "hand.at-limit-end-phase",
+        "6.3.6",
+        "The End Phase ends with the turn player holding exactly the hand limit: no discard, the turn ends.",
+        _hand_at(0),
+        "end_step",
+    ),
+    Boundary(
+        "hand.over-limit-end-phase",
+        "6.3.6",
+        "The End Phase ends with the turn player holding one card over the hand limit: they discard.",
+        _hand_at(1),
+        "end_step",
+    ),
+    Boundary(
+        "monsters.zones-full",
+        "6.3.5",
+        "A player's Monster Zones are exactly full.",
+        lambda s: s.k.or_(*(s.monsters(p) == s.r.monster_zones for p in (0, 1))),
+    ),
+    Boundary(
+        "chain.longest",
+        "seed 000",
+        "The longest chain the model holds (the rules' chain_links).",
+        lambda s: s.g("chain_len") == s.r.chain_links,
+    ),
+)
+
+
+# -- the --where language ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """A field in the duel-log format's words: how to read it from a state, and what it compares with."""
+
+    path: str
+    sort: Literal["int", "bool", "enum"]
+    get: Callable[[State], Val]
+    width: int = 9
+    scale: int = 1
+    names: dict[str, int | bool] = field(default_factory=dict)  # name literals it takes (enum: the only ones)
+
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].]))"
+)
+_OPS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_PHASES = {name: int(ph) for ph, name in PHASE_NAME.items()}
+_EFFECTS: dict[str, int | bool] = {e.name.lower(): int(e) for e in Effect}
+_KINDS: dict[str, int | bool] = {name: int(k) for k, name in LINK_KIND_NAME.items()}
+_COSTS: dict[str, int | bool] = {name: int(c) for c, name in COST_NAME.items()}
+_TOP = (
+    "turn",
+    "turn_player",
+    "phase",
+    "priority",
+    "normal_summons",
+    "battle_phase_entered",
+    "passed",
+    "resolving",
+    "discarding",
+    "drew",
+    "winner",
+    "chain_length",
+    "attacking",
+)
+_ROOTS = (*_TOP, "attack", "chain", "players")
+
+
+def _fields_text() -> str:
+    return (
+        "turn, turn_player, phase, priority, normal_summons, battle_phase_entered, passed, resolving, discarding, "
+        "drew, winner, chain_length, attacking, attack.{attacker,target,at_declaration,replay_due}, "
+        "chain[i].{player,kind,effect,negated,left_field,cost}, "
+        "players[p].{lp,hand,deck,graveyard,skip_battle_phase,skip_main_phase_1}, "
+        "players[p].monsters[z].{empty,atk,def,position,face,position_changed,attacked,destroyed_by_battle,"
+        "summoned_this_turn,effect_used}, players[p].spells_traps[z].{empty,kind,effect,face,set_this_turn,cost}"
+    )
+
+
+def resolve_field(path: str, r: Rules) -> FieldRef | str:
+    """The field a path names under the rules, or why it names none."""
+    F = FieldRef
+    bools = {"battle_phase_entered": "bp_done", "passed": "passed", "resolving": "resolving"}
+    bools |= {"discarding": "discarding", "drew": "drew", "attacking": "attacking"}
+    if path in bools:
+        key = bools[path]
+        return F(path, "bool", lambda s: s.g(key))
+    if path == "turn":
+        return F(path, "int", lambda s: s.g("turn"))
+    if path == "normal_summons":
+        return F(path, "int", lambda s: s.g("nsum"), 8)
+    if path == "chain_length":
+        return F(path, "int", lambda s: s.g("chain_len"), 4)
+    if path == "turn_player":
+        return F(path, "enum", lambda s: s.tp, 1, names={"0": 0, "1": 1})
+    if path == "priority":
+        return F(path, "enum", lambda s: s.g("prio"), 1, names={"0": 0, "1": 1})
+    if path == "winner":
+        return F(path, "enum", lambda s: s.g("winner"), 4, names={"none": 0, "0": 1, "1": 2})
+    if path == "phase":
+        return F(path, "enum", lambda s: s.g("phase"), 4, names=dict(_PHASES))
+    m = re.fullmatch(r"attack\.(\w+)", path)
+    if m:
+        what = m.group(1)
+        if what == "attacker":
+            return F(path, "int", lambda s: s.g("atk_zone"), 4)
+        if what == "target":
+            return F(path, "int", lambda s: s.g("atk_tgt"), 4, names={"direct": DIRECT})
+        if what in ("at_declaration", "replay_due"):
+            key = "at_decl" if what == "at_declaration" else "replay"
+            return F(path, "bool", lambda s: s.g(key))
+        return f"unknown field {path!r}"
+    m = re.fullmatch(r"chain\[(\d+)\]\.(\w+)", path)
+    if m:
+        j, what = int(m.group(1)), m.group(2)
+        if j >= r.chain_links:
+            return f"{path}: the chain holds links 0 to {r.chain_links - 1}"
+        link: dict[str, FieldRef] = {
+            "player": F(path, "enum", lambda s: s.g("c_owner", j), 1, names={"0": 0, "1": 1}),
+            "kind": F(path, "enum", lambda s: s.g("c_kind", j), 5, names=_KINDS),
+            "effect": F(path, "enum", lambda s: s.g("c_eff", j), 5, names=_EFFECTS),
+            "negated": F(path, "bool", lambda s: s.g("c_neg", j)),
+            "left_field": F(path, "bool", lambda s: s.g("c_gone", j)),
+            "cost": F(path, "enum", lambda s: s.g("c_cost", j), 2, names=_COSTS),
+        }
+        return link.get(what, f"unknown field {path!r}")
+    m = re.fullmatch(r"players\[(\d+)\]\.(\w+)(?:\[(\d+)\]\.(\w+))?", path)
+    if not m:
+        return f"unknown field {path!r}"
+    p = int(m.group(1))
+    if p > 1:
+        return f"{path}: a player is 0 or 1"
+    what = m.group(2)
+    if m.group(3) is None:
+        counts = {"hand": "hand", "deck": "deck", "graveyard": "gy"}
+        if what == "lp":
+            return F(path, "int", lambda s: s.g("lp", p), scale=POINTS)
+        if what in counts:
+            key = counts[what]
+            return F(path, "int", lambda s: s.g(key, p))
+        if what in ("skip_battle_phase", "skip_main_phase_1"):
+            key = "skip_bp" if what == "skip_battle_phase" else "skip_m1"
+            return F(path, "bool", lambda s: s.g(key, p))
+        return f"unknown field {path!r}"
+    z, leaf = int(m.group(3)), m.group(4)
+    if what == "monsters":
+        if z >= r.monster_zones:
+            return f"{path}: Monster Zones are 0 to {r.monster_zones - 1}"
+        monster: dict[str, FieldRef] = {
+            "empty": F(path, "bool", lambda s: s.k.not_(s.g("m_occ", p, z))),
+            "atk": F(path, "int", lambda s: s.g("m_atk", p, z), scale=POINTS),
+            "def": F(path, "int", lambda s: s.g("m_defv", p, z), scale=POINTS),
+            "position": F(path, "enum", lambda s: s.g("m_def", p, z), names={"attack": False, "defense": True}),
+            "face": F(path, "enum", lambda s: s.g("m_up", p, z), names={"down": False, "up": True}),
+            "position_changed": F(path, "bool", lambda s: s.g("m_moved", p, z)),
+            "attacked": F(path, "bool", lambda s: s.g("m_decl", p, z)),
+            "destroyed_by_battle": F(path, "bool", lambda s: s.g("m_doomed", p, z)),
+            "summoned_this_turn": F(path, "bool", lambda s: s.g("m_fresh", p, z)),
+            "effect_used": F(path, "bool", lambda s: s.g("m_used", p, z)),
+        }
+        return monster.get(leaf, f"unknown field {path!r}")
+    if what == "spells_traps":
+        if z >= r.spell_trap_zones:
+            return f"{path}: Spell & Trap Zones are 0 to {r.spell_trap_zones - 1}"
+        kinds: dict[str, int | bool] = {name: int(k) for k, name in KIND_NAME.items()}
+        spell: dict[str, FieldRef] = {
+            "empty": F(path, "bool", lambda s: s.k.not_(s.g("s_occ", p, z))),
+            "kind": F(path, "enum", lambda s: s.g("s_kind", p, z), 5, names=kinds),
+            "effect": F(path, "enum", lambda s: s.g("s_eff", p, z), 5, names=_EFFECTS),
+            "face": F(path, "enum", lambda s: s.g("s_up", p, z), names={"down": False, "up": True}),
+            "set_this_turn": F(path, "bool", lambda s: s.g("s_fresh", p, z)),
+            "cost": F(path, "enum", lambda s: s.g("s_cost", p, z), 2, names=_COSTS),
+        }
+        return spell.get(leaf, f"unknown field {path!r}")
+    return f"unknown field {path!r}"
+
+
+Pred = Callable[[State], Val]
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # int | name | op | punct | end
+    text: str
+    col: int  # 1-based
+
+
+@dataclass(frozen=True)
+class _Operand:
+    col: int
+    field: FieldRef | None = None
+    number: int | None = None
+    name: str | None = None
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out, pos = [], 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            col = pos + 1 + (len(text[pos:]) - len(text[pos:].lstrip()))
+            ch = text[col - 1]
+            hint = ": use == to compare" if ch == "=" else ""
+            raise _where_error(col, f"unexpected {ch!r}{hint}")
+        kind = next(k for k in ("int", "name", "op", "punct") if m.group(k) is not None)
+        out.append(_Tok(kind, m.group(kind), m.start(kind) + 1))
+        pos = m.end()
+    out.append(_Tok("end", "", len(text) + 1))
+    return out
+
+
+def _where_error(col: int, message: str) -> InputError:
+    return InputError(f"--where: column {col}: {message}")
+
+
+class _Parser:
+    """expr := or; or := and ('or' and)*; and := not ('and' not)*; not := 'not' not | atom;
+    atom := '(' expr ')' | operand (op operand)?; operand := path | integer | name."""
+
+    def __init__(self, text: str, rules: Rules):
+        self.toks = _tokens(text)
+        self.i = 0
+        self.r = rules
+
+    def peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def take(self) -> _Tok:
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def expect(self, text: str) -> _Tok:
+        tok = self.peek()
+        if tok.kind != "punct" or tok.text != text:
+            got = "the end" if tok.kind == "end" else repr(tok.text)
+            raise _where_error(tok.col, f"expected {text!r}, got {got}")
+        return self.take()
+
+    def parse(self) -> Pred:
+        pred = self.or_()
+        tok = self.peek()
+        if tok.kind != "end":
+            raise _where_error(tok.col, f"expected 'and', 'or' or the end, got {tok.text!r}")
+        return pred
+
+    def or_(self) -> Pred:
+        parts = [self.and_()]
+        while self.peek().kind == "name" and self.peek().text == "or":
+            self.take()
+            parts.append(self.and_())
+        return parts[0] if len(parts) == 1 else (lambda s: s.k.or_(*(p(s) for p in parts)))
+
+    def and_(self) -> Pred:
+        parts = [self.not_()]
+        while self.peek().kind == "name" and self.peek().text == "and":
+            self.take()
+            parts.append(self.not_())
+        return parts[0] if len(parts) == 1 else (lambda s: s.k.and_(*(p(s) for p in parts)))
+
+    def not_(self) -> Pred:
+        if self.peek().kind == "name" and self.peek().text == "not":
+            self.take()
+            inner = self.not_()
+            return lambda s: s.k.not_(inner(s))
+        return self.atom()
+
+    def atom(self) -> Pred:
+        tok = self.peek()
+        if tok.text == "(" and tok.kind == "punct":
+            self.take()
+            inner = self.or_()
+            self.expect(")")
+            return inner
+        left = self.operand()
+        if self.peek().kind == "op":
+            op = self.take()
+            right = self.operand()
+            return _comparison(left, op, right)
+        if left.field is not None and left.field.sort == "bool":
+            get = left.field.get
+            return lambda s: get(s)
+        if left.name in ("true", "false"):
+            value = left.name == "true"
+            return lambda s: value
+        if left.name is not None:
+            raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
+        what = left.field.path if left.field is not None else str(left.number)
+        raise _where_error(left.col, f"{what!r} is not a condition: compare it (e.g. players[0].lp <= 1000)")
+
+    def operand(self) -> _Operand:
+        tok = self.take()
+        if tok.kind == "int":
+            return _Operand(tok.col, number=int(tok.text))
+        if tok.kind != "name" or tok.text in ("and", "or", "not"):
+            got = "the end" if tok.kind == "end" else repr(tok.text)
+            raise _where_error(tok.col, f"expected a field, a number or a name, got {got}")
+        if tok.text not in _ROOTS:
+            return _Operand(tok.col, name=tok.text)
+        path = tok.text
+        while self.peek().kind == "punct" and self.peek().text in ("[", "."):
+            if self.take().text == "[":
+                index = self.take()
+                if index.kind != "int" or index.text.startswith("-"):
+                    raise _where_error(index.col, "expected an index (0, 1, ...)")
+                self.expect("]")
+                path += f"[{int(index.text)}]"
+            else:
+                part = self.take()
+                if part.kind != "name":
+                    raise _where_error(part.col, "expected a field name after '.'")
+                path += f".{part.text}"
+        ref = resolve_field(path, self.r)
+        if isinstance(ref, str):
+            raise _where_error(tok.col, f"{ref} (fields: {_fields_text()})")
+        return _Operand(tok.col, field=ref)
+
+
+def _literal(f: FieldRef, o: _Operand) -> int | bool:
+    """The code a name or number stands for when compared with field f."""
+    if o.name is not None:
+        if o.name in ("true", "false") and f.sort == "bool":
+            return o.name == "true"
+        if o.name in f.names:
+            return f.names[o.name]
+        options = ", ".join(f.names) or ("true, false" if f.sort == "bool" else "numbers")
+        raise _where_error(o.col, f"{o.name!r} is not a value of {f.path} (expected {options})")
+    assert o.number is not None
+    if f.sort == "enum" and str(o.number) in f.names:
+        return f.names[str(o.number)]
+    if f.sort != "int":
+        options = ", ".join(f.names) or "true, false"
+        raise _where_error(o.col, f"{f.path} is not a number (expected {options})")
+    return o.number
+
+
+def _comparison(left: _Operand, op: _Tok, right: _Operand) -> Pred:
+    if left.field is None and right.field is not None:
+        left, right = right, left
+        op = _Tok(op.kind, _FLIP[op.text], op.col)
+    f = left.field
+    if f is None:
+        if left.name is not None and left.name not in ("true", "false"):
+            raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
+        raise _where_error(left.col, "compare a field (e.g. players[0].lp <= 1000), not two values")
+    if op.text not in ("==", "!=") and f.sort != "int":
+        raise _where_error(op.col, f"{f.path} is not a number: compare it with == or !=")
+    if right.field is not None:
+        g = right.field
+        if (f.sort, f.scale, f.names) != (g.sort, g.scale, g.names):
+            raise _where_error(right.col, f"{f.path} and {g.path} are not the same kind of value")
+        fn = _OPS[op.text]
+        return lambda s: fn(f.get(s), g.get(s))
+    value = _literal(f, right)
+    if isinstance(value, bool) or f.sort != "int":
+        fn = _OPS[op.text]
+        return lambda s: fn(f.get(s), value)
+    return _scaled(f, op.text, value)
+
+
+def _scaled(f: FieldRef, op: str, points: int) -> Pred:
+    """A field held in units of `f.scale` against a literal in the log's units (LP 1000 is 10 units)."""
+    sc = f.scale
+    if op in ("==", "!=") and points % sc:
+        const = op == "!="
+        return lambda s: const
+    units = {"==": points // sc, "!=": points // sc, "<=": points // sc, ">": points // sc}
+    units |= {"<": -((-points) // sc), ">=": -((-points) // sc)}
+    c = units[op]
+    lo, hi = -(1 << (f.width - 1)), (1 << (f.width - 1)) - 1
+    if c > hi or c < lo:  # past what the field can hold: the answer does not depend on the state
+        const = {"==": False, "!=": True, "<": c > hi, "<=": c > hi, ">": c < lo, ">=": c < lo}[op]
+        return lambda s: const
+    fn = _OPS[op]
+    return lambda s: fn(f.get(s), c)
+
+
+def parse_where(text: str, rules: Rules) -> Pred:
+    """A `--where` constraint as a predicate over a state (concrete or symbolic). A syntax error or an
+    unknown name is an InputError naming the column."""
+    if not text.strip():
+        raise _where_error(1, "expected a constraint, e.g. players[1].lp <= 1000 and phase == battle_step")
+    return _Parser(text, rules).parse()
+
+
+# -- the search -------------------------------------------------------------------------------
+
+
+@dataclass
+class Goal:
+    """One board to find: a legal board, an illegal twin, a boundary board or a --where board."""
+
+    name: str  # the board's file stem
+    kind: Literal["legal", "illegal", "boundary", "where"]
+    title: str
+    clause: str
+    action: str | None = None  # the action tested last (None: the play ends where the predicate holds)
+    guard: Guard | None = None  # the conjunct that fails (illegal twins)
+    pred: Pred | None = None  # the state predicate (boundary and --where boards)
+    status: Status = "not-found"
+    depth: int = 0
+    note: str = ""
+    steps: list[tuple[str, dict[str, int], State]] = field(default_factory=list)
+    params: dict[str, int] = field(default_factory=dict)
+    reason: str | None = None  # the judge's reason (illegal twins)
+    doc: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    @property
+    def file(self) -> str:
+        """The board's file name in the --out folder."""
+        return f"{self.name}.json"
+
+
+class _Defs:
+    """The guard conjuncts of each action at each depth, as literals defined once in the solver session."""
+
+    def __init__(self, ts: TransitionSystem, u: Unrolling, session: Any, table: dict[str, ActionGuards]):
+        self.ts, self.u, self.session, self.table = ts, u, session, table
+        self.done: dict[tuple[str, int], tuple[dict[str, Any], list[Any], Any]] = {}
+
+    def at(self, action: str, d: int) -> tuple[dict[str, Any], list[Any], Any]:
+        """(parameter variables, one literal per conjunct, the parameters' domain) of `action` at depth d."""
+        key = (action, d)
+        if key in self.done:
+            return self.done[key]
+        ag = self.table[action]
+        state = self.u.states[d]
+        params = {name: PARAMS[name].z3var(f"@{action}@{d}") for name in ag.action.params}
+        pairs = [(ag.pre.v[k], state.v[k]) for k in self.ts.keys]
+        pairs += [(ag.params[name], params[name]) for name in params]
+        lits = []
+        for i, term in enumerate(ag.terms):
+            lit = z3.Bool(f"guard#{action}#{i}@{d}")
+            self.session.add(lit == z3.substitute(term, *pairs))
+            lits.append(lit)
+        domain = [PARAMS[name].domain(params[name]) for name in params]
+        domain += expressible(self.ts.rules, action, params, state)
+        self.done[key] = (params, lits, z3.And(*domain) if domain else z3.BoolVal(True))
+        return self.done[key]
+
+    def target(self, g: Goal, d: int) -> Any:
+        """The goal at depth d: its predicate, and the tested action's conjuncts (all, or all but one negated)."""
+        parts: list[Any] = []
+        if g.pred is not None:
+            v = g.pred(self.u.states[d])
+            parts.append(z3.BoolVal(v) if isinstance(v, bool) else v)
+        if g.action is not None:
+            _, lits, domain = self.at(g.action, d)
+            if g.guard is None:
+                parts += [domain, *lits]
+            else:
+                i = g.guard.index
+                parts += [domain, *(lit for j, lit in enumerate(lits) if j != i), z3.Not(lits[i])]
+        return z3.And(*parts)
+
+    def wanted(self, d: int) -> list[Any]:
+        """The parameter variables of every action defined at depth d: the solver reports their values."""
+        return [v for (_, depth), (params, _, _) in self.done.items() if depth == d for v in params.values()]
+
+
+def _signed(value: int | bool, name: str) -> int:
+    spec = PARAMS[name]
+    v = int(value)
+    if spec.sort == "int" and spec.width > 1 and v >= 1 << (spec.width - 1):
+        v -= 1 << spec.width
+    return v
+
+
+def search(
+    ts: TransitionSystem,
+    goals: list[Goal],
+    table: dict[str, ActionGuards],
+    depth: int,
+    solver: str = "auto",
+    progress: Callable[[str], None] | None = None,
+) -> None:
+    """Settle each goal: `found` at its minimal depth (its play and the tested action's parameters), or
+    `not-found` up to `depth`, or `unknown` where the solver gave no answer. One session, deepening one step
+    at a time; every question below a goal's depth was answered no, so its play is of minimal length."""
+    tell = progress or (lambda text: None)
+    t0 = time.perf_counter()
+    u = Unrolling(ts)
+    session = open_session(solver)
+    defs = _Defs(ts, u, session, table)
+    pending = set(range(len(goals)))
+    try:
+        session.add(u.constraints[0])
+        for d in range(depth + 1):
+            if not pending:
+                break
+            if d > 0:
+                u.extend(d)
+                session.add(u.constraints[d])
+            tell(f"depth {d} of {depth}: {len(pending)} boards to find ({time.perf_counter() - t0:.0f} s)")
+            hits: dict[int, Any] = {}
+            for i in sorted(pending):
+                check_interrupt()
+                hit = z3.Bool(f"board#{i}@{d}")
+                session.add(hit == defs.target(goals[i], d))
+                hits[i] = hit
+            while hits:
+                check_interrupt()
+                answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d), *defs.wanted(d)])
+                if answer == UNSAT:
+                    session.add(z3.Not(z3.Or(*hits.values())))
+                    break
+                if answer != SAT:
+                    for i in pending:
+                        goals[i].status, goals[i].depth = "unknown", d
+                        goals[i].note = f"the solver gave no answer at depth {d}"
+                    pending.clear()
+                    break
+                trace = replay_moves(ts, None, u.moves(values, d))
+                settled = [i for i, h in hits.items() if values.get(str(h))]
+                if not settled:
+                    raise InternalError("the solver's model reaches none of the boards it was asked for")
+                for i in settled:
+                    g = goals[i]
+                    g.status, g.depth, g.seconds = "found", d, time.perf_counter() - t0
+                    g.steps = [(st.action, st.params, st.state) for st in trace.steps]
+                    if g.action is not None:
+                        params, _, _ = defs.at(g.action, d)
+                        g.params = {name: _signed(values[str(var)], name) for name, var in params.items()}
+                    pending.discard(i)
+                    del hits[i]
+    finally:
+        session.close()
+    for i in pending:
+        goals[i].status, goals[i].depth = "not-found", depth
+        goals[i].seconds = time.perf_counter() - t0
+
+
+def classify(ts: TransitionSystem, goals: list[Goal], table: dict[str, ActionGuards], solver: str = "auto") -> None:
+    """For each twin not found: `unreachable` when the other conjuncts imply the guard under the well-formed
+    facts (unsat of well_formed(s) and the others and not g), `not-expressible` when that holds only with
+    parameters the duel-log format writes, else it stays `not-found`."""
+    missed = [g for g in goals if g.kind == "illegal" and g.status == "not-found" and g.guard is not None]
+    if not missed:
+        return
+    s = next(iter(table.values())).pre  # the state the guard terms are written over
+    session = open_session(solver)
+    try:
+        session.add(z3.And(*(f for f in well_formed_facts(s) if not isinstance(f, bool))))
+        for g in missed:
+            check_interrupt()
+            assert g.guard is not None and g.action is not None
+            ag = table[g.action]
+            i = g.guard.index
+            base = [*(t for j, t in enumerate(ag.terms) if j != i), z3.Not(ag.terms[i])]
+            base += [PARAMS[name].domain(ag.params[name]) for name in ag.params]
+            answer, _ = session.check(z3.And(*base), [])
+            if answer == UNSAT:
+                g.status, g.note = "unreachable", "implied by the other guards under the well-formed facts"
+                continue
+            if answer != SAT:
+                g.note = "the solver gave no answer whether the other guards imply it"
+                continue
+            answer, _ = session.check(z3.And(*base, *expressible(ts.rules, g.action, ag.params, s)), [])
+            if answer == UNSAT:
+                g.status = "not-expressible"
+                g.note = "it fails only with parameters the duel-log format cannot write"
+    finally:
+        session.close()
+
+
+# -- boards as duel logs ----------------------------------------------------------------------
+
+
+def _entry(pre: State, name: str, params: dict[str, int], post: State | None) -> dict[str, Any]:
+    """The action as a log entry; a target is written whenever the parameters give one (an illegal twin's
+    untargeted effect with a target, a trigger refused before its link exists)."""
+    out = log_action(pre, name, params, post)
+    if name in ("activate", "trigger") and "target" not in out:
+        given = any(params.get(p, 0) for p in ("tplayer", "tarea", "tzone"))
+        if name == "trigger" and params.get("pos") and post is None:
+            tp = pre.tp
+            p = tp if trigger_due(pre, tp) else 1 - tp
+            given = given or Effect(pre.g("trig_eff", p)) in TARGETED
+        if given:
+            out["target"] = _target_out(params)
+    return out
+
+
+def build_log(ts: TransitionSystem, g: Goal) -> dict[str, Any]:
+    """The goal's board as a duel log: every observed state, the tested action last, and `expect`."""
+    steps = list(g.steps)
+    doc = log_of(steps, ts.rules, g.title)
+    if g.clause:
+        doc["clause"] = g.clause
+    pre = steps[-1][2]
+    if g.kind == "illegal":
+        assert g.action is not None
+        doc["actions"].append(_entry(pre, g.action, g.params, None))
+        n = len(doc["actions"])
+        doc["expect"] = {
+            "conforms": False,
+            "stops_at": n,
+            "clause": broken_clause(g.reason, ACTION_BY_NAME[g.action].clause),
+            "reason": g.reason,
+        }
+    else:
+        doc["expect"] = {"conforms": True}
+    return doc
+
+
+def certify(ts: TransitionSystem, g: Goal) -> None:
+    """The concrete interpreter's word on the tested action (and the predicate), then the log replayed by
+    `duelcheck replay` against its `expect`. A disagreement of the interpreter with the solver is an
+    internal error; a log the format cannot hold makes the board `not-expressible`."""
+    pre = g.steps[-1][2]
+    if g.pred is not None and g.action is None and not g.pred(pre):
+        raise InternalError(f"{g.name}: the play's last state does not meet the board's predicate")
+    if g.action is not None:
+        if g.pred is not None and not g.pred(pre):
+            raise InternalError(f"{g.name}: the state before the tested action does not meet the predicate")
+        out = ts.apply(pre, g.action, g.params)
+        if g.guard is None:
+            if not out.ok or out.state is None:
+                raise InternalError(f"{g.name}: the interpreter refuses the legal board's action: {out.reason}")
+            g.steps.append((g.action, dict(g.params), out.state))
+        else:
+            want = g.guard.words(pre, g.params)
+            if out.ok or out.reason != want:
+                raise InternalError(f"{g.name}: the interpreter says {out.reason!r}, the guard {want!r}")
+            g.reason = want
+    doc = build_log(ts, g)
+    try:
+        report = replay(json.loads(json.dumps(doc)))
+    except InputError as exc:
+        g.status, g.note = "not-expressible", f"the duel-log format cannot hold it: {exc}"
+        return
+    failures = report.expectation_failures()
+    if failures:
+        g.status, g.note = "not-expressible", f"duelcheck replay reads the log otherwise: {failures[0]}"
+        return
+    g.doc = doc
+
+
+# -- a whole run ------------------------------------------------------------------------------
+
+
+@dataclass
+class BoardsRun:
+    """What `duelcheck boards` found: the goals with their boards, and the guards they cover."""
+
+    rules: Rules
+    depth: int
+    goals: list[Goal]
+    table: dict[str, ActionGuards]
+    seconds: float = 0.0
+
+    def by_kind(self, kind: str) -> list[Goal]:
+        """The goals of one kind: legal, illegal, boundary or where."""
+        return [g for g in self.goals if g.kind == kind]
+
+    def boards(self) -> list[Goal]:
+        """The goals whose board was found, certified and written as a duel log."""
+        return [g for g in self.goals if g.doc is not None]
+
+    def summary(self) -> dict[str, int]:
+        """How many guards got a twin, and how many are unreachable, not found, not expressible or unknown."""
+        twins = self.by_kind("illegal")
+        out = {"guards": len(twins), "twins": sum(1 for g in twins if g.doc is not None)}
+        for status in ("unreachable", "not-found", "not-expressible", "unknown"):
+            out[status] = sum(1 for g in twins if g.status == status)
+        legal = self.by_kind("legal")
+        out["actions"] = len(legal)
+        out["legal_boards"] = sum(1 for g in legal if g.doc is not None)
+        extra = self.by_kind("boundary") + self.by_kind("where")
+        out["other_boards"] = sum(1 for g in extra if g.doc is not None)
+        out["boards"] = len(self.boards())
+        return out
+
+    def clauses(self) -> list[dict[str, Any]]:
+        """Each clause a guard, an action or a boundary board cites: its boards, or why it has none."""
+        cited: dict[str, dict[str, Any]] = {}
+
+        def note(clause: str, g: Goal) -> None:
+            row = cited.setdefault(clause, {"clause": clause, "boards": [], "missing": []})
+            if g.doc is not None:
+                row["boards"].append(g.file)
+            else:
+                row["missing"].append(f"{g.name}: {describe_status(g, self.depth)}")
+
+        for g in self.goals:
+            if g.kind == "illegal" and g.guard is not None:
+                clause = broken_clause(g.reason, g.clause) if g.reason else g.guard.clause
+                note(clause, g)
+            elif g.kind in ("legal", "boundary"):
+                note(g.clause, g)
+        rows = sorted(cited.values(), key=lambda row: _clause_key(row["clause"]))
+        for row in rows:
+            row["covered"] = bool(row["boards"])
+        return rows
+
+    def to_json(self) -> dict[str, Any]:
+        """The coverage report as JSON (coverage.json)."""
+        actions = []
+        for name, ag in self.table.items():
+            legal = next((g for g in self.goals if g.kind == "legal" and g.action == name), None)
+            twins = {g.guard.index: g for g in self.goals if g.kind == "illegal" and g.action == name and g.guard}
+            actions.append(
+                {
+                    "action": name,
+                    "clause": ag.action.clause,
+                    "legal": _goal_json(legal, self.depth) if legal else None,
+                    "guards": [
+                        {
+                            "index": gd.index,
+                            "reason": gd.reason,
+                            "slug": gd.slug,
+                            "clause": gd.clause,
+                            "illegal": _goal_json(twins[gd.index], self.depth),
+                        }
+                        for gd in ag.tested
+                        if gd.index in twins
+                    ],
+                    "skipped": [gd.reason for gd in ag.guards if not gd.tested],
+                }
+            )
+        return {
+            "rules": self.rules.changed(),
+            "depth": self.depth,
+            "seconds": round(self.seconds, 1),
+            "summary": self.summary(),
+            "actions": actions,
+            "boundaries": [_goal_json(g, self.depth) for g in self.by_kind("boundary")],
+            "where": [_goal_json(g, self.depth) for g in self.by_kind("where")],
+            "clauses": self.clauses(),
+            "boards": [g.file for g in self.boards()],
+        }
+
+    def text(self) -> str:
+        """The coverage report as text (coverage.txt, and what the command prints)."""
+        s = self.summary()
+        lines = [
+            f"duelcheck boards   depth {self.depth}   {s['boards']} boards   {self.seconds:.1f} s",
+            "",
+        ]
+        for name, ag in self.table.items():
+            legal = next((g for g in self.goals if g.kind == "legal" and g.action == name), None)
+            if legal is not None:
+                lines.append(f"{name} [{ag.action.clause}]   legal board: {describe_status(legal, self.depth)}")
+            for g in self.goals:
+                if g.kind == "illegal" and g.action == name and g.guard is not None:
+                    lines.append(f"  {g.guard.reason}")
+                    lines.append(f"      illegal twin: {describe_status(g, self.depth)}")
+        for kind, head in (("boundary", "boundary boards"), ("where", "--where boards")):
+            rows = self.by_kind(kind)
+            if rows:
+                lines += ["", head + ":"]
+                for g in rows:
+                    what = g.name if kind == "boundary" else g.title.removeprefix("a board where ")
+                    lines.append(f"  {what}: {describe_status(g, self.depth)}")
+        clauses = self.clauses()
+        if clauses:
+            lines += ["", "clauses:"]
+            for row in clauses:
+                if row["covered"]:
+                    lines.append(f"  {row['clause']}: {len(row['boards'])} board(s)")
+                else:
+                    lines.append(f"  {row['clause']}: no board ({'; '.join(row['missing'][:3])})")
+        if self.table:
+            lines += [
+                "",
+                f"guards: {s['guards']}: twins {s['twins']}, unreachable {s['unreachable']}, "
+                f"not found {s['not-found']}, not expressible {s['not-expressible']}, unknown {s['unknown']}; "
+                f"legal boards {s['legal_boards']} of {s['actions']} actions; other boards {s['other_boards']}",
+            ]
+        return "\n".join(line for i, line in enumerate(lines) if line or (i and lines[i - 1])) + "\n"
+
+
+def _clause_key(clause: str) -> tuple[Any, ...]:
+    """Clauses in the rulebook's order (6.3.4.2 before 6.3.10), then seed 000 and model bounds."""
+    nums = re.findall(r"\d+", clause)
+    return (not clause[0].isdigit(), [int(n) for n in nums], clause)
+
+
+def describe_status(g: Goal, depth: int) -> str:
+    """What became of a goal, in the report's words."""
+    if g.doc is not None:
+        return f"{g.file} ({g.depth} step{'s' if g.depth != 1 else ''} to the board)"
+    if g.status == "not-found":
+        return f"not found up to {depth}" + (f" ({g.note})" if g.note else "")
+    if g.status == "unreachable":
+        return "unreachable (implied by the other guards)"
+    if g.status == "not-expressible":
+        return f"not expressible in the duel-log format ({g.note})"
+    return f"unknown ({g.note})"
+
+
+def _goal_json(g: Goal, depth: int) -> dict[str, Any]:
+    """One goal's row of coverage.json."""
+    return {
+        "name": g.name,
+        "status": "found" if g.doc is not None else g.status,
+        "file": g.file if g.doc is not None else None,
+        "depth": g.depth,
+        "bound": depth,
+        "clause": g.clause,
+        "title": g.title,
+        "reason": g.reason,
+        "note": g.note or None,
+        "seconds": round(g.seconds, 2),
+    }
+
+
+def guard_goals(table: dict[str, ActionGuards]) -> list[Goal]:
+    """A legal board per action and an illegal twin per tested guard."""
+    goals = []
+    for name, ag in table.items():
+        clause = ag.action.clause
+        goals.append(
+            Goal(f"{name}.legal", "legal", f"{name} is legal: every guard holds ({len(ag.guards)})", clause, name)
+        )
+        for gd in ag.tested:
+            title = f"{name} is illegal, and only because: {gd.reason}"
+            goals.append(Goal(f"{name}.{gd.slug}.illegal", "illegal", title, gd.clause, name, gd))
+    return goals
+
+
+def where_goal(expr: str, rules: Rules) -> Goal:
+    """The goal of a --where constraint (parsed now: a malformed one stops the run before any search)."""
+    pred = parse_where(expr, rules)
+    digest = hashlib.sha1(expr.encode()).hexdigest()[:6]
+    name = f"where.{slugify(expr, 40)}-{digest}"
+    return Goal(name, "where", f"a board where {expr}", "", pred=pred)
+
+
+def run(
+    rules: Rules,
+    depth: int = 12,
+    actions: list[str] | None = None,
+    boundaries: bool = True,
+    wheres: tuple[str, ...] = (),
+    guards: bool = True,
+    solver: str = "auto",
+    progress: Callable[[str], None] | None = None,
+) -> BoardsRun:
+    """Find the boards: every guard's legal board and illegal twin (of the given actions, default all),
+    the boundary boards, and a board for each --where constraint; certify and write each as a duel log."""
+    t0 = time.perf_counter()
+    if actions is not None:
+        unknown = [a for a in actions if a not in ACTION_BY_NAME]
+        if unknown:
+            raise InputError(f"--action: unknown action {unknown[0]!r} (actions: {', '.join(ACTION_BY_NAME)})")
+    ts = TransitionSystem(rules)
+    goals = [where_goal(expr, rules) for expr in wheres]  # parse errors before any work
+    tested = [a.name for a in ACTIONS if guards and (actions is None or a.name in actions)]
+    needed = set(tested)
+    if boundaries:
+        goals += [Goal(f"boundary.{b.name}", "boundary", b.doc, b.clause, b.action, pred=b.pred) for b in BOUNDARIES]
+        needed |= {b.action for b in BOUNDARIES if b.action is not None}
+    table = {ag.action.name: ag for ag in collect_guards(ts, sorted(needed))} if needed else {}
+    goals = guard_goals({n: table[n] for n in tested}) + goals
+    search(ts, goals, table, depth, solver, progress)
+    classify(ts, goals, table, solver)
+    for g in goals:
+        if g.status == "found":
+            certify(ts, g)
+    return BoardsRun(rules, depth, goals, {n: table[n] for n in tested}, time.perf_counter() - t0)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def write(result: BoardsRun, out: Path, fmt: str = "logs") -> list[Path]:
+    """One file per board, the coverage report (coverage.json, coverage.txt), and with `pytest` the test
+    module test_boards.py; every file written atomically."""
+    from duelcheck.counterexamples.itf import write_atomic
+
+    written = []
+    try:
+        for g in result.boards():
+            path = out / g.file
+            write_atomic(path, json.dumps(g.doc, indent=1, ensure_ascii=False) + "\n")
+            written.append(path)
+        write_atomic(out / "coverage.json", json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n")
+        write_atomic(out / "coverage.txt", result.text())
+        written += [out / "coverage.json", out / "coverage.txt"]
+        if fmt == "pytest":
+            write_atomic(out / "test_boards.py", PYTEST_MODULE)
+            written.append(out / "test_boards.py")
+    except OSError as exc:
+        raise InputError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+    return written
+
+
+PYTEST_MODULE = '''\
+"""Edge-case boards written by `duelcheck boards`: each board is a duel log (the JSON files beside this
+module, listed in coverage.json) replayed against a game engine through an adapter.
+
+The adapter is a class, named by the environment variable DUELCHECK_ADAPTER as `module:Class` (default:
+duelcheck's own interpreter, `duelcheck.adapter:ReferenceAdapter`), with this protocol:
+
+    Adapter(rules: dict)            the log's `rules`: the parameters that differ from the official rules
+    reset(board: dict) -> None      start from the log's `board` (the duel-log format's words)
+    apply(action: dict) -> dict | str
+                                    take one action (a log entry without `observed` and `note`): the state
+                                    after it in the duel-log format's words, or the reason it is refused
+
+A legal action must be taken, and every field the engine returns must equal the board's `observed`
+state (fields the engine leaves out are not compared). The action a board expects to be illegal must be
+refused; if the adapter has `exact_reasons = True`, with exactly the reason the board gives.
+
+Run: pytest DIR    or    DUELCHECK_ADAPTER=my_engine.adapter:Adapter pytest DIR
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+BOARDS = json.loads((HERE / "coverage.json").read_text(encoding="utf-8"))["boards"]
+ADAPTER = os.environ.get("DUELCHECK_ADAPTER", "duelcheck.adapter:ReferenceAdapter")
+
+
+def adapter_class() -> Any:
+    module, _, name = ADAPTER.partition(":")
+    return getattr(importlib.import_module(module), name or "Adapter")
+
+
+def differences(expected: Any, got: Any, path: str = "") -> list[str]:
+    """Where the engine's state differs from the board's, over the fields the engine returns."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        out = []
+        for key, value in got.items():
+            if key in expected:
+                out += differences(expected[key], value, f"{path}.{key}" if path else key)
+        return out
+    if isinstance(expected, list) and isinstance(got, list):
+        if len(expected) != len(got):
+            return [f"{path}: {len(expected)} entries expected, the engine gives {len(got)}"]
+        return [d for i, (e, g) in enumerate(zip(expected, got)) for d in differences(e, g, f"{path}[{i}]")]
+    return [] if expected == got else [f"{path}: expected {expected!r}, the engine gives {got!r}"]
+
+
+@pytest.mark.parametrize("name", BOARDS, ids=[b.removesuffix(".json") for b in BOARDS])
+def test_board(name: str) -> None:
+    doc = json.loads((HERE / name).read_text(encoding="utf-8"))
+    engine = adapter_class()(dict(doc.get("rules") or {}))
+    engine.reset(doc["board"])
+    expect = doc["expect"]
+    for i, entry in enumerate(doc["actions"], 1):
+        action = {k: v for k, v in entry.items() if k not in ("observed", "note")}
+        got = engine.apply(action)
+        if not expect["conforms"] and i == expect["stops_at"]:
+            assert isinstance(got, str), f"action {i} {action} must be refused ({expect['reason']}); it was taken"
+            if getattr(engine, "exact_reasons", False):
+                assert got == expect["reason"], f"action {i}: refused with {got!r}, expected {expect['reason']!r}"
+            return
+        assert not isinstance(got, str), f"action {i} {action} is legal; the engine refused it: {got}"
+        diffs = differences(entry.get("observed", {}), got)
+        assert not diffs, f"action {i} {action}: " + "; ".join(diffs[:5])
+    assert expect["conforms"], "the board ends before its illegal action"
+'''

@@ -1,0 +1,299 @@
+"""`duelcheck boards`: guard collection, legal boards and illegal twins replayed by `duelcheck replay`, the
+generated pytest module against the reference adapter and broken ones, and the --where language."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from duelcheck.cli import main
+from duelcheck.engines.boards import collect_guards, parse_where, run, slugify, write
+from duelcheck.errors import InputError
+from duelcheck.model.system import TransitionSystem
+from duelcheck.rules import Rules
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "boards.md"
+DRAW_ONE = "6.3.1: the turn player draws only one card in the Draw Phase"
+
+
+def cli(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args))
+
+
+# -- guards -----------------------------------------------------------------------------------
+
+
+def test_guards_are_collected_with_their_reasons() -> None:
+    ts = TransitionSystem(Rules())
+    table = {ag.action.name: ag for ag in collect_guards(ts, ["normal_draw", "normal_summon", "end_step"])}
+    assert list(table) == ["normal_draw", "end_step", "normal_summon"]  # in the order of model/rules.py
+    draw = table["normal_draw"]
+    assert [g.reason for g in draw.guards] == [
+        "duel_over",  # words that depend on the state: the function that says them
+        "6.3.1: the normal draw is made in the Draw Phase",
+        DRAW_ONE,
+        "6.3.1: the player who goes first does not draw on turn 1",
+    ]
+    assert callable(draw.guards[0].said) and all(g.tested for g in draw.guards)
+    assert len(draw.terms) == 4
+    summon = table["normal_summon"]
+    skipped = [g.reason for g in summon.guards if not g.tested]
+    assert len(skipped) == 2 and all(r.startswith(("model range", "model catalogue")) for r in skipped)
+    assert "the turn player has no card in hand" in [g.reason for g in summon.tested]
+    assert summon.guards[-1].reason == "the player has no free Monster Zone"
+    # end_step runs two passes: the second pass's conjuncts are collected too, and repeated reasons get
+    # distinct slugs
+    step = table["end_step"]
+    assert len(step.guards) > 30
+    slugs = [g.slug for g in step.guards]
+    assert len(set(slugs)) == len(slugs)
+    assert "duel-over" in slugs and "duel-over-2" in slugs
+    assert slugify("6.3.4.2: the monster in zone {zone} has already declared an attack this turn") == (
+        "the-monster-in-zone-has-already-declared-an-attack-this"
+    )
+
+
+# -- a run on one action ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def draw_boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("boards")
+    result = cli("boards", "--action", "normal_draw", "--depth", "5", "--out", str(out), "--format", "pytest")
+    assert result.exit_code == 0, result.output
+    assert "written to" in result.output
+    return out
+
+
+def test_coverage_of_normal_draw(draw_boards: Path) -> None:
+    cov = json.loads((draw_boards / "coverage.json").read_text())
+    assert cov["depth"] == 5
+    (action,) = cov["actions"]
+    assert action["action"] == "normal_draw"
+    assert action["legal"]["status"] == "found" and action["legal"]["depth"] == 4  # turn 2's Draw Phase
+    by_reason = {g["reason"]: g["illegal"] for g in action["guards"]}
+    assert by_reason["6.3.1: the player who goes first does not draw on turn 1"]["depth"] == 0
+    assert by_reason[DRAW_ONE]["status"] == "found" and by_reason[DRAW_ONE]["depth"] == 5
+    # outside the Draw Phase the draw was always made (a well-formed fact): no twin can exist
+    assert by_reason["6.3.1: the normal draw is made in the Draw Phase"]["status"] == "unreachable"
+    assert by_reason["duel_over"]["status"] == "not-found"
+    assert cov["summary"]["twins"] == 2 and cov["summary"]["unreachable"] == 1
+    clauses = {row["clause"]: row for row in cov["clauses"]}
+    assert clauses["6.3.1"]["covered"]
+    text = (draw_boards / "coverage.txt").read_text()
+    assert "not found up to 5" in text and "unreachable (implied by the other guards)" in text
+    assert sorted(cov["boards"]) == sorted(p.name for p in draw_boards.glob("normal_draw.*.json"))
+
+
+def test_legal_board_and_illegal_twin_replay(draw_boards: Path) -> None:
+    legal = draw_boards / "normal_draw.legal.json"
+    twin = draw_boards / "normal_draw.the-turn-player-draws-only-one-card-in-the-draw-phase.illegal.json"
+    doc = json.loads(twin.read_text())
+    assert doc["actions"][-1]["action"] == "normal_draw"
+    assert doc["expect"] == {"conforms": False, "stops_at": 6, "clause": "6.3.1", "reason": DRAW_ONE}
+    assert all("observed" in a for a in doc["actions"][:-1])  # every state the play goes through
+    assert json.loads(legal.read_text())["actions"][-1]["action"] == "normal_draw"
+
+    ok = cli("replay", str(legal))
+    assert ok.exit_code == 0, ok.output
+    assert "conforms" in ok.output and "expected outcome: matched" in ok.output
+    bad = cli("replay", str(twin))
+    assert bad.exit_code == 1, bad.output
+    assert f"ILLEGAL: {DRAW_ONE}" in bad.output and "expected outcome: matched" in bad.output
+
+    # the twin differs from a legal play only in its last step: the same play without it conforms
+    doc["actions"].pop()
+    doc["expect"] = {"conforms": True}
+    shorter = draw_boards.parent / "twin-without-last-step.json"
+    shorter.write_text(json.dumps(doc))
+    assert cli("replay", str(shorter)).exit_code == 0
+
+
+BROKEN = '''
+from duelcheck.adapter import ReferenceAdapter
+from duelcheck.log import describe
+
+
+class TakesEverything(ReferenceAdapter):
+    """Never refuses: an illegal action leaves the state as it was."""
+
+    def apply(self, action):
+        got = super().apply(action)
+        return describe(self.state) if isinstance(got, str) else got
+
+
+class MiscountsTheHand(ReferenceAdapter):
+    """Shows one card too many in the turn player's hand after a draw."""
+
+    def apply(self, action):
+        got = super().apply(action)
+        if isinstance(got, dict) and action["action"] == "normal_draw":
+            got["players"][got["turn_player"]]["hand"] += 1
+        return got
+'''
+
+
+def _pytest(folder: Path, adapter: str | None, extra_path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("DUELCHECK_ADAPTER", None)
+    if adapter:
+        env["DUELCHECK_ADAPTER"] = adapter
+    if extra_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(extra_path), env.get("PYTHONPATH", "")) if p)
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder)]
+    return subprocess.run(
+        [*args, str(folder / "test_boards.py")], capture_output=True, text=True, cwd=folder, env=env, timeout=120
+    )
+
+
+def test_generated_module_passes_on_the_reference_and_fails_on_broken_engines(
+    draw_boards: Path, tmp_path: Path
+) -> None:
+    module = (draw_boards / "test_boards.py").read_text()
+    assert "import duelcheck" not in module and "from duelcheck" not in module  # self-contained
+    good = _pytest(draw_boards, None)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "3 passed" in good.stdout
+    (tmp_path / "broken_engines.py").write_text(BROKEN)
+    takes = _pytest(draw_boards, "broken_engines:TakesEverything", tmp_path)
+    assert takes.returncode == 1, takes.stdout
+    assert "2 failed, 1 passed" in takes.stdout and "must be refused" in takes.stdout
+    miscounts = _pytest(draw_boards, "broken_engines:MiscountsTheHand", tmp_path)
+    assert miscounts.returncode == 1, miscounts.stdout
+    assert "hand: expected" in miscounts.stdout
+
+
+def test_boards_input_errors(tmp_path: Path) -> None:
+    result = cli("boards", "--action", "no_such_action", "--depth", "1")
+    assert result.exit_code == 2 and "unknown action 'no_such_action'" in result.output
+    result = cli("boards", "--format", "pytest", "--action", "normal_draw")
+    assert result.exit_code == 2 and "--out" in result.output
+
+
+# -- the --where language ---------------------------------------------------------------------
+
+
+def _documented(kind: str) -> list[tuple[str, ...]]:
+    """The rows of docs/boards.md's table of found (`ok`) or refused (`bad`) constraints."""
+    text = DOCS.read_text()
+    block = text.split(f"<!-- where-{kind} -->")[1].split("<!-- /where -->")[0]
+    rows = []
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`"):
+            rows.append(tuple(c.strip("`") for c in cells))
+    return rows
+
+
+def test_documented_examples_are_found() -> None:
+    rows = _documented("ok")
+    assert len(rows) == 5
+    cheap = [(expr, int(depth)) for expr, depth, *_ in rows if int(depth) <= 6]
+    assert len(cheap) >= 3
+    result = run(Rules(), depth=6, boundaries=False, guards=False, wheres=tuple(e for e, _ in cheap))
+    for (expr, depth), g in zip(cheap, result.by_kind("where"), strict=True):
+        assert g.doc is not None, f"{expr}: {g.status} {g.note}"
+        assert g.depth == depth, expr
+        assert g.doc["expect"] == {"conforms": True}
+        last = g.steps[-1][2]
+        assert parse_where(expr, Rules())(last) is True
+
+
+def test_documented_malformed_constraints_are_refused_with_the_column() -> None:
+    rows = _documented("bad")
+    assert len(rows) == 3
+    for expr, column, *_ in rows:
+        with pytest.raises(InputError) as err:
+            parse_where(expr, Rules())
+        assert str(err.value).startswith(f"--where: column {column}: "), (expr, str(err.value))
+        result = cli("boards", "--where", expr)
+        assert result.exit_code == 2
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and f"column {column}:" in lines[0]
+
+
+def test_where_reads_the_log_format_units() -> None:
+    ts = TransitionSystem(Rules())
+    s = ts.init()
+
+    def holds(expr: str) -> bool:
+        value = parse_where(expr, ts.rules)(s)
+        assert isinstance(value, bool)
+        return value
+
+    assert holds("players[0].lp == 8000 and players[1].hand == 5 and phase == draw and turn == 1")
+    assert not holds("players[0].lp == 8050")  # LP are multiples of 100
+    assert holds("players[0].lp > 7999 and players[0].lp < 8001 and players[0].lp >= 8000")
+    assert holds("not attacking and (winner == none or turn > 3) and priority == 0")
+    assert holds("players[0].monsters[4].empty and players[1].spells_traps[0].empty and chain_length == 0")
+    assert holds("players[0].lp == players[1].lp and players[0].lp <= 100000")
+    assert not holds("players[0].lp < -100000")
+    for bad, col in (("players[2].lp > 0", 1), ("players[0].monsters[5].atk > 0", 1), ("phase < main1", 7)):
+        with pytest.raises(InputError, match=re.escape(f"column {col}:")):
+            parse_where(bad, ts.rules)
+
+
+def test_where_prints_the_board_without_out() -> None:
+    found = cli("boards", "--where", "players[0].lp == 7000 and chain_length == 1", "--depth", "2")
+    assert found.exit_code == 0, found.output
+    doc = json.loads(found.stdout)
+    assert doc["expect"] == {"conforms": True} and doc["actions"][-1]["action"] == "activate"
+    assert doc["actions"][-1]["cost"] == "pay_lp"
+    missing = cli("boards", "--where", "players[0].lp == 100", "--depth", "2")
+    assert missing.exit_code == 1 and "not found up to 2" in missing.output
+
+
+# -- boundary boards --------------------------------------------------------------------------
+
+
+def test_boundary_boards_under_small_limits(tmp_path: Path) -> None:
+    """With a hand limit of 4 and two chain links the hand and chain boundaries are a few steps away."""
+    result = run(Rules(hand_limit=4, chain_links=2), depth=5, guards=False)
+    got = {g.name: g for g in result.by_kind("boundary")}
+    over, at, chain = (
+        got["boundary.hand.over-limit-end-phase"],
+        got["boundary.hand.at-limit-end-phase"],
+        got["boundary.chain.longest"],
+    )
+    assert (over.depth, at.depth, chain.depth) == (3, 4, 3)
+    assert over.doc is not None and at.doc is not None and chain.doc is not None
+    last = over.doc["actions"][-1]
+    assert last["action"] == "end_step" and last["observed"]["discarding"] is True  # one over: the discard begins
+    last = at.doc["actions"][-1]
+    assert last["action"] == "end_step" and last["observed"]["turn"] == 2  # at the limit: the turn just ends
+    assert chain.doc["actions"][-1]["observed"]["chain_length"] == 2
+    assert chain.doc["rules"] == {"hand_limit": 4, "chain_links": 2}
+    assert got["boundary.battle.atk-equal"].status == "not-found"  # a battle is 15 steps away
+    write(result, tmp_path)
+    for g in (over, at, chain):
+        report = cli("replay", str(tmp_path / g.file))
+        assert report.exit_code == 0 and "expected outcome: matched" in report.output
+
+
+def test_twins_that_depend_on_the_parameters(tmp_path: Path) -> None:
+    """activate's twins at the start of the duel: each needs parameters the solver chose (a target on an
+    effect that takes none, a Trap from the hand), certified by the interpreter and read back by replay."""
+    result = run(Rules(), depth=1, actions=["activate"], boundaries=False)
+    twins = {g.guard.reason: g for g in result.by_kind("illegal") if g.guard is not None}
+    untargeted = twins["this effect takes no target"]
+    trap = twins["a Trap must be Set before it is activated; only Spells from the hand"]
+    for g in (untargeted, trap):
+        assert g.status == "found" and g.depth == 0 and g.doc is not None
+    last = untargeted.doc["actions"][-1]
+    assert last["effect"] not in ("destroy_card", "change_atk", "change_position", "set_face_down")
+    assert "target" in last
+    assert trap.doc["actions"][-1]["from"] == "hand" and trap.doc["actions"][-1]["kind"].endswith("_trap")
+    write(result, tmp_path)
+    report = cli("replay", str(tmp_path / untargeted.file))
+    assert report.exit_code == 1 and "ILLEGAL: this effect takes no target" in report.output
+    assert "expected outcome: matched" in report.output
+    # a zone past the last zone cannot be written in a log: that twin is reported, not written
+    assert twins["no such Spell & Trap Zone"].status == "not-expressible"

@@ -1054,5 +1054,132 @@ def boards_cmd(
         sys.exit(EXIT_FAIL)
 
 
+MUTATE_EXIT_CODES = """\b
+Exit codes of a mutation run:
+  0    every mutant has a result and none is unknown (a survivor is an answer, not a failure)
+  2    bad input: --only, --store or --scheduler (one line on stderr)
+  3    some mutant is unknown (no solver answer, a time limit, or the two semantics disagree under it)
+  4    a mutant failed (internal error, not a result; the others are kept)
+  130  interrupted (Ctrl-C): every mutant that finished is in the store; the same command runs the rest"""
+
+
+@main.command("mutate", epilog=MUTATE_EXIT_CODES)
+@click.option("--only", "only", default=None, help="Only the mutants of this action (its guards, its semantic bugs).")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(["drop", "negate", "semantic"]),
+    help="Only mutants of this kind (repeatable; default all): a guard dropped, negated, or a hand-made rule bug.",
+)
+@click.option("--limit", type=click.IntRange(1, None), default=None, help="Only the first N mutants (quick runs).")
+@click.option(
+    "--depth",
+    type=click.IntRange(0, 200),
+    default=12,
+    show_default=True,
+    help="The bound of the kill searches: deeper bounds kill more mutants and cost more.",
+)
+@click.option(
+    "--no-proofs",
+    is_flag=True,
+    help="No induction: equivalence questions assume no invariant, and mutants are checked by BMC alone.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds each mutant may be searched (then it is unknown).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes of the local Dask cluster, one thread each, on 127.0.0.1 (default: one per core).",
+)
+@click.option("--scheduler", default=None, help="Run on the Dask scheduler at tcp://HOST:PORT instead.")
+@click.option(
+    "--store",
+    type=click.Path(dir_okay=False),
+    default="duelcheck-mutate.sqlite",
+    show_default=True,
+    help="SQLite file of the results: a mutant it holds is not run again.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@_guard
+def mutate_cmd(
+    only: str | None,
+    kinds: tuple[str, ...],
+    limit: int | None,
+    depth: int,
+    no_proofs: bool,
+    timeout: float | None,
+    workers: int | None,
+    scheduler: str | None,
+    store: str,
+    fmt: str,
+) -> None:
+    """Mutation analysis of the rules against the property suite: each guard of each action dropped or negated,
+    and the hand-made rule bugs; equivalent mutants (redundant guards) proved, the others checked by the engines
+    on Dask, each result kept in a SQLite store; print the score, the survivors and the redundant guards."""
+    import os
+    import time
+
+    from duelcheck import sweep as sw
+    from duelcheck.engines import mutate as mu
+
+    if scheduler is not None:
+        if workers is not None:
+            raise InputError("--workers: sizes the local cluster; not with --scheduler")
+        sw.check_address(scheduler)
+    mutants, excluded = mu.select_mutants(only, kinds or mu.KINDS, limit)
+    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    where = f"the scheduler {scheduler}" if scheduler else f"a local cluster of {n_workers} worker(s)"
+    started = time.monotonic()
+
+    def echo(line: str) -> None:
+        click.echo(_safe(f"[{time.monotonic() - started:7.1f} s] {line}"), err=True)
+
+    def on_start(to_run: int, total: int) -> None:
+        echo(f"{total} mutants: {total - to_run} from the store, {to_run} to run on {where}")
+
+    def on_mutant(done: int, to_run: int, m: Any, row: Any, error: str | None) -> None:
+        what = f"failed: {error}" if row is None else f"{row.text} ({row.seconds:.1f} s)"
+        echo(f"{done}/{to_run} {m.id}: {what}")
+
+    options: dict[str, Any] = {"prove": not no_proofs, "timeout": timeout}
+    if not no_proofs:
+        from duelcheck.engines.cache import default_cache_dir
+
+        options["cache"] = str(default_cache_dir())
+    outcome = mu.run(
+        mutants,
+        store,
+        depth=depth,
+        options=options,
+        excluded=excluded,
+        workers=n_workers,
+        scheduler=scheduler,
+        on_start=on_start,
+        on_mutant=on_mutant,
+        on_stage=echo,
+    )
+    if outcome.interrupted:
+        held = sum(1 for m in mutants if m.id in outcome.rows)
+        _die(
+            f"duelcheck: interrupted: {held} of {len(mutants)} mutants are in {store}; the same command runs the rest",
+            130,
+        )
+    if fmt == "json":
+        click.echo(json.dumps(outcome.to_json(), indent=2))
+    else:
+        for line in mu.text_lines(outcome):
+            click.echo(_safe(line))
+    if outcome.exit_code == EXIT_INTERNAL:
+        failed = next(iter(outcome.failures.values()), "no result")
+        raise InternalError(f"{len(outcome.failures) or 1} mutant(s) failed, kept out of the store: {failed}")
+    sys.exit(outcome.exit_code)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

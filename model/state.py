@@ -237,11 +237,12 @@ class Rejected(Exception):
 class Builder(State):
     """A successor under construction: guarded (require) and conditional (when) writes."""
 
-    __slots__ = ("base", "conds", "guards")
+    __slots__ = ("action", "base", "conds", "guards")
 
     def __init__(self, base: State):
         super().__init__(base.k, base.r, base.schema, dict(base.v))
         self.base = base
+        self.action = ""  # the action whose body writes this successor (set by model/system.py)
         self.conds: list[Val] = []
         self.guards: list[tuple[Val, str]] = []
 
@@ -259,6 +260,12 @@ class Builder(State):
     def require(self, cond: Val, reason: str | Callable[[State], str]) -> None:
         """A conjunct of the guard, with the clause and words a judge would use when it fails (a function of
         the state before the action where the clause to cite depends on it, as who acts first in a phase)."""
+        if MUTATION is not None:  # the mutation hook (below): off unless engines/mutate.py turns it on
+            change = MUTATION.visit(reason)
+            if change == "drop":
+                return
+            if change == "negate":
+                cond = self.k.not_(cond)
         if not self.k.symbolic:
             if not cond and self._cond():
                 raise Rejected(reason(self.base) if callable(reason) else reason)
@@ -291,6 +298,71 @@ class Builder(State):
 
     def guard(self) -> Val:
         return self.k.and_(*(g for g, _ in self.guards))
+
+
+# -- the mutation hook ------------------------------------------------------------------------------
+#
+# Mutation analysis (engines/mutate.py) asks whether the property suite notices a rule changed. A guard mutant
+# names one call of `Builder.require` by the action whose body makes it and its position among that body's
+# calls (from 0, counted in call order over one run of the body, nested helpers and `in_succession` included).
+# model/system.py opens a run before each action body, concrete (`apply`) and symbolic (`_build_step`) alike,
+# and both run the same Python code, so a position names the same call in both semantics. With no hook
+# installed (`MUTATION is None`, always outside mutation analysis) `require` pays one global lookup.
+
+
+@dataclass(frozen=True)
+class GuardMutant:
+    """A rule with one guard conjunct changed: in `action`, the `index`-th `require` call is dropped (the
+    conjunct is not required: a missing rule) or, with `negate`, its condition negated (`require not cond`:
+    a rule stated backwards)."""
+
+    action: str
+    index: int
+    negate: bool = False
+
+
+class MutationHook:
+    """Counts the `require` calls of the action body being run, changes the one the mutant names, and
+    records (action, position, reason) of every call when `record` is set (to enumerate the guard sites)."""
+
+    def __init__(self, mutant: GuardMutant | None = None, record: bool = False):
+        self.mutant = mutant
+        self.sites: list[tuple[str, int, str | Callable[[State], str]]] | None = [] if record else None
+        self.action: str | None = None  # None outside an action body: nothing is counted or changed
+        self.count = 0
+
+    def begin(self, action: str) -> None:
+        self.action = action
+        self.count = 0
+
+    def end(self) -> None:
+        self.action = None
+
+    def visit(self, reason: str | Callable[[State], str]) -> str | None:
+        """The change made to this `require` call: "drop", "negate" or None."""
+        if self.action is None:  # a body run outside the system (a property's `enabled`): the rules as written
+            return None
+        index = self.count
+        self.count += 1
+        if self.sites is not None:
+            self.sites.append((self.action, index, reason))
+        m = self.mutant
+        if m is not None and m.index == index and m.action == self.action:
+            return "negate" if m.negate else "drop"
+        return None
+
+
+MUTATION: MutationHook | None = None
+
+
+def begin_body(n: Builder, action: str) -> MutationHook | None:
+    """Before an action body runs on `n`: name the action on the builder and open the hook's run (if any).
+    The caller ends the run (`hook.end()`) when the body returns or raises."""
+    n.action = action
+    hook = MUTATION
+    if hook is not None:
+        hook.begin(action)
+    return hook
 
 
 def concrete_state(r: Rules, schema: dict[str, FieldSpec], v: dict[Key, Val]) -> State:

@@ -20,6 +20,7 @@ from duelcheck.model.state import (
     Key,
     Rejected,
     State,
+    begin_body,
     build_schema,
     concrete_state,
     symbolic_state,
@@ -85,6 +86,7 @@ class TransitionSystem:
         if unknown:
             return Outcome(False, None, f"{name} takes no parameter {', '.join(sorted(unknown))}")
         n = s.edit()
+        hook = begin_body(n, name)  # the mutation hook's run (model/state.py); None outside mutation analysis
         try:
             act.body(s, Params(params), n)
         except Rejected as rej:
@@ -94,6 +96,9 @@ class TransitionSystem:
             except (KeyError, IndexError, ValueError):
                 reason = rej.reason
             return Outcome(False, None, reason)
+        finally:
+            if hook is not None:
+                hook.end()
         return Outcome(True, State(s.k, s.r, s.schema, n.v), None)
 
     def successors(self, s: State) -> Iterator[Step]:
@@ -138,7 +143,12 @@ class TransitionSystem:
         for code, a in enumerate(self.actions):
             params = Params({name: pvars[name] for name in a.params})
             n = pre.edit()
-            a.body(pre, params, n)
+            hook = begin_body(n, a.name)  # the same run of the mutation hook as in `apply`
+            try:
+                a.body(pre, params, n)
+            finally:
+                if hook is not None:
+                    hook.end()
             g = n.guard()
             unused = [self._zero(PARAMS[name], pvars[name]) for name in PARAMS if name not in a.params]
             choices.append(z3.And(act == code, g, *unused))

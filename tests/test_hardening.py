@@ -306,9 +306,7 @@ def test_a_property_time_limit_makes_that_search_unknown(tmp_path: Path) -> None
     assert code == 3 and result["verdict"] == "unknown" and "--property-timeout" in result["note"]
 
 
-@pytest.mark.parametrize(
-    "stage,delay", [("induction", 4.0), ("induction", 9.0), ("search", 6.0), ("simulation", 6.0)]
-)
+@pytest.mark.parametrize("stage,delay", [("induction", 4.0), ("induction", 9.0), ("search", 6.0), ("simulation", 6.0)])
 def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: str, delay: float) -> None:
     """SIGINT to a real `duelcheck check`: it stops within 2 s, prints the table, exits 130."""
     env = {**os.environ, "DUELCHECK_CACHE": str(tmp_path / "cache")}

@@ -11,90 +11,14 @@ import pytest
 
 from duelcheck.counterexamples.certify import certify, holds_at_end
 from duelcheck.engines.bmc import BMC, Goal
-from duelcheck.model import rules as R
+from duelcheck.engines.mutate import EFFECT_BUGS, RULE_BUGS, mutated
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import BY_NAME
 from duelcheck.rules import Rules
 
-
-@contextmanager
-def mutated(name: str, replacement: Callable[..., Any]) -> Iterator[None]:
-    """Swap one rule (a module function, or an action body) for a wrong one."""
-    action = R.ACTION_BY_NAME.get(name)
-    if action is not None:
-        index = R.ACTIONS.index(action)
-        R.ACTIONS[index] = R.Action(
-            action.name, action.clause, action.doc, action.params, replacement, action.candidates
-        )
-        R.ACTION_BY_NAME[name] = R.ACTIONS[index]
-        try:
-            yield
-        finally:
-            R.ACTIONS[index] = action
-            R.ACTION_BY_NAME[name] = action
-        return
-    original = getattr(R, name)
-    setattr(R, name, replacement)
-    try:
-        yield
-    finally:
-        setattr(R, name, original)
-
-
-def first_turn_draws(s: Any) -> Any:
-    return True  # drops 6.3.1's "no draw on turn 1"
-
-
-def summon_without_limit(s: Any, a: Any, n: Any) -> None:
-    k, tp = s.k, s.tp
-    R.require_open_main(s, n)
-    n.require(s.g("hand", tp) > 0, "no card")
-    n.require(k.and_(k.one_of(a.atk, R.STAT_VALUES), k.one_of(a.defv, R.STAT_VALUES)), "stats")
-    n.add("hand", tp, -1)
-    n.add("nsum", 1)
-    R.place_monster(n, tp, a.atk, a.defv, False, True)
-
-
-def set_face_down_attack(s: Any, a: Any, n: Any) -> None:
-    R.summon_or_set(s, a, n, defense=False, up=False)
-
-
-def set_card_keeps_hand(s: Any, a: Any, n: Any) -> None:
-    hand = s.g("hand", s.tp)
-    R.set_spell_trap(s, a, n)
-    n.set("hand", s.tp, hand)  # the card is Set but never leaves the hand
-
-
-def leave_main1_anywhere(n: Any, choice: Any) -> None:
-    k = n.k
-    with n.when(choice == R.TO_BATTLE):
-        n.set("bp_done", True)
-        R.enter_phase(n, R.Phase.BATTLE_START)
-    with n.when(choice == R.TO_MAIN2):  # Main Phase 2 without a Battle Phase
-        R.enter_phase(n, R.Phase.MAIN2)
-    with n.when(choice == R.TO_END):
-        R.enter_phase(n, R.Phase.END)
-    n.require(k.one_of(choice, (R.TO_BATTLE, R.TO_MAIN2, R.TO_END)), "choice")
-
-
-def traps_any_time(s: Any, a: Any, n: Any) -> None:
-    """Activation without the 'not on the turn it was Set' rule."""
-    v = dict(s.v)
-    for p in (0, 1):
-        for z in range(s.r.spell_trap_zones):
-            v[("s_fresh", p, z)] = False
-    relaxed = type(s)(s.k, s.r, s.schema, v)
-    R.activate(relaxed, a, n)
-
-
-MUTANTS = [
-    ("must_draw", first_turn_draws, "first-turn-no-draw", 2),
-    ("normal_summon", summon_without_limit, "normal-summon-limit", 7),
-    ("set_monster", set_face_down_attack, "no-face-down-attack", 5),
-    ("set_spell_trap", set_card_keeps_hand, "card-conservation", 5),
-    ("leave_main1", leave_main1_anywhere, "main2-only-after-battle", 7),
-    ("activate", traps_any_time, "set-trap-not-same-turn", 7),
-]
+# The catalogue of hand-made rule bugs lives in engines/mutate.py (`duelcheck mutate` runs it as its semantic
+# mutants): each bug, the property that catches it and a bound at which it does.
+MUTANTS = [(m.rule, m.replacement, m.catches, m.depth) for m in RULE_BUGS]
 
 
 @pytest.mark.parametrize(("rule", "bug", "prop", "depth"), MUTANTS, ids=[m[0] for m in MUTANTS])
@@ -155,31 +79,6 @@ def _relaxed(s: Any, **values: Any) -> Any:
     return type(s)(s.k, s.r, s.schema, v)
 
 
-def negated_link_still_resolves(s: Any, a: Any, n: Any) -> None:
-    """The last link resolves as if it were not negated."""
-    top = s.g("chain_len") - 1
-    v = dict(s.v)
-    for i in range(s.r.chain_links):
-        v[("c_neg", i)] = s.k.and_(s.g("c_neg", i), top != i) if s.k.symbolic else bool(s.g("c_neg", i) and top != i)
-    R.resolve(type(s)(s.k, s.r, s.schema, v), a, n)
-
-
-def skip_hits_its_player(s: Any, a: Any, n: Any) -> None:
-    """'The opponent skips their next Battle Phase' applied to the link's own player."""
-    R.resolve(s, a, n)
-    top = s.g("chain_len") - 1
-    owner = s.g("c_owner", top)
-    live = s.k.and_(s.g("c_eff", top) == R.Effect.SKIP_BP, s.k.not_(s.g("c_neg", top)))
-    with n.when(live):
-        n.set("skip_bp", s.other(owner), s.g("skip_bp", s.other(owner)))
-        n.set("skip_bp", owner, True)
-
-
-def flip_summon_to_defense(s: Any, a: Any, n: Any) -> None:
-    R.flip_summon(s, a, n)
-    n.set("m_def", s.tp, a.zone, True)
-
-
 GUARD_MUTANTS = [
     # (the guard's words, the property, its case, the rules, the depth searched)
     ("only in its controller's own turn", "activation-timing", "quick-play-from-hand", Rules(), 3),
@@ -211,11 +110,7 @@ def test_a_dropped_guard_is_caught(reason: str, prop: str, case: str, rules: Rul
     assert clean[0].verdict == "holds"
 
 
-EFFECT_MUTANTS = [
-    ("resolve", negated_link_still_resolves, "resolution-effects", "negated", 7),
-    ("resolve", skip_hits_its_player, "resolution-effects", "named-player", 5),
-    ("flip_summon", flip_summon_to_defense, "flip-summon-face-up-attack", "", 2),
-]
+EFFECT_MUTANTS = [(m.rule, m.replacement, m.catches, m.case, m.depth) for m in EFFECT_BUGS]
 
 
 def _flip_board(ts: TransitionSystem) -> Any:

@@ -1,0 +1,1162 @@
+"""Mutation analysis: does the property suite notice when a rule of the model is changed?
+
+A mutant is the model with one rule changed; the suite kills it when some property tells it apart from the
+rules as written. Three kinds of mutant:
+
+- `drop` (guard mutants): one `n.require(...)` call site of one action, named by the action, the site's
+  position among the `require` calls of one run of that action's body (from 0, in call order; the helpers it
+  calls, such as `require_can_act`, count as its own) and its reason text, is skipped. It models a rule
+  missing from the model: the action is allowed where that clause forbids it.
+- `negate`: the same call site with its condition negated (`require not cond`). It models a rule stated
+  backwards: the action is allowed exactly where the clause forbids it, among the states the other guards let
+  through.
+- `semantic`: the hand-made rule bugs of `SEMANTIC` (a rule body or a helper swapped for a wrong one: the
+  first player draws on turn 1, no Normal Summon limit, ...), the catalogue tests/test_mutants.py checks.
+
+Guard mutants use the mutation hook of model/state.py: model/system.py opens a run of the hook before each
+action body, concrete and symbolic alike, so the concrete interpreter and the transition relation drop the
+same conjunct (tests/test_mutate.py checks that they agree). Guards whose reason starts "model range" or
+"model catalogue" bound the model's own encoding (ATK from 0 to 9000, the effects of the card catalogue), not a
+rule of the game: their mutants are listed as excluded and never run or scored.
+
+Equivalent mutants are proved, not guessed. Dropping guard g of action X changes nothing when, in every state
+meeting the invariants proved for all depths (engines/kind.py, the suite under the rules as written), the other
+guards of X imply g: one solver question, unsat of lemmas(s) and the other guards of X(s, params) and not g.
+Such a guard is redundant: a rule stated twice (implied by the other guards alone) or a dead rule (implied
+only given the invariants: no reachable state needs it). Negated and semantic mutants are not asked.
+
+Each other mutant is checked with the engines, with the mutant active in the process that checks it:
+1. the bounded search for a violation of any invariant, from the initial state, without lemmas (nothing
+   proved for the rules as written holds for the mutant until proved again), deepening to the smaller of the
+   bound and `PROBE_DEPTH` and stopping after the first depth where an invariant is violated: a kill needs one
+   certified trace, and most kills are shallow;
+2. otherwise the checker (engines/checker.py) with the mutant active: the invariants proved by induction with
+   nothing cached for the mutant, then bounded model checking of what is not proved and of every witness the
+   rules as written reach within the bound (the baseline, computed once), no simulation (its walks differ
+   from rules to rules, so a witness it misses says nothing).
+A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
+concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
+`not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
+records which property, which way and the trace's length. A mutant none of this kills survived (up to the
+bound; the invariants the checker proved for all depths are listed). A deeper bound (`--depth`) kills more
+mutants (witnesses further away, violations that need more setting up) and costs more: the last depths of
+the bounded search cost the most. A solver that gives no answer, a time limit, or a trace the concrete
+interpreter refuses (the two semantics disagree under the mutant: an index out of range reads as a blank
+zone concretely and as the last zone symbolically, which a dropped "no such zone" guard exposes) make the
+mutant `unknown`, never killed or survived.
+
+The mutants run as tasks on Dask like `duelcheck sweep` (duelcheck/sweep.py: a local cluster on the loopback
+address or a given scheduler); every result is committed at once to a SQLite store keyed by the mutant's id and
+the model version, so that a run killed halfway is finished by the same command, running only what is missing.
+The properties' `enabled` helper (no-deadlock) runs rule bodies outside the system: it reads the guards as
+written, so no-deadlock judges a guard mutant against the rules' own enabledness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import inspect
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from duelcheck.errors import InputError, InternalError, one_line
+from duelcheck.model import rules as R
+from duelcheck.model import state as S
+from duelcheck.model.state import PARAMS, GuardMutant, MutationHook
+from duelcheck.properties.catalog import Check
+from duelcheck.rules import Rules
+
+DEFAULT_DEPTH = 12  # the bound of the kill stage; deeper bounds kill more and cost more
+PROBE_DEPTH = 8  # the first stage's bounded search for a violation stops here (or at the bound, if smaller)
+DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
+KINDS = ("drop", "negate", "semantic")
+EXCLUDED_PREFIXES = ("model range", "model catalogue")
+EQUIVALENCE_RLIMIT = 50_000_000  # the solver's resource limit for one equivalence question (deterministic)
+STATUSES = ("killed", "survived", "equivalent", "unknown")
+
+
+# ------------------------------------------------------------------------------------ the semantic catalogue
+
+
+@contextmanager
+def mutated(name: str, replacement: Callable[..., Any]) -> Iterator[None]:
+    """Swap one rule (a module function of model/rules.py, or an action body) for a wrong one."""
+    action = R.ACTION_BY_NAME.get(name)
+    if action is not None:
+        index = R.ACTIONS.index(action)
+        R.ACTIONS[index] = R.Action(
+            action.name, action.clause, action.doc, action.params, replacement, action.candidates
+        )
+        R.ACTION_BY_NAME[name] = R.ACTIONS[index]
+        try:
+            yield
+        finally:
+            R.ACTIONS[index] = action
+            R.ACTION_BY_NAME[name] = action
+        return
+    original = getattr(R, name)
+    setattr(R, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(R, name, original)
+
+
+def first_turn_draws(s: Any) -> Any:
+    """6.3.1 without "the player who goes first does not draw on turn 1": every turn has a draw."""
+    return True
+
+
+def summon_without_limit(s: Any, a: Any, n: Any) -> None:
+    """6.3.5 without the limit of one Normal Summon or Set per turn."""
+    k, tp = s.k, s.tp
+    R.require_open_main(s, n)
+    n.require(s.g("hand", tp) > 0, "no card")
+    n.require(k.and_(k.one_of(a.atk, R.STAT_VALUES), k.one_of(a.defv, R.STAT_VALUES)), "stats")
+    n.add("hand", tp, -1)
+    n.add("nsum", 1)
+    R.place_monster(n, tp, a.atk, a.defv, False, True)
+
+
+def set_face_down_attack(s: Any, a: Any, n: Any) -> None:
+    """A Set monster placed face-down in Attack Position (seed 000: a Set monster is in Defense Position)."""
+    R.summon_or_set(s, a, n, defense=False, up=False)
+
+
+def set_card_keeps_hand(s: Any, a: Any, n: Any) -> None:
+    """A Spell/Trap is Set but never leaves the hand: a card appears from nowhere."""
+    hand = s.g("hand", s.tp)
+    R.set_spell_trap(s, a, n)
+    n.set("hand", s.tp, hand)
+
+
+def leave_main1_anywhere(n: Any, choice: Any) -> None:
+    """6.3.3 and 6.3.5 without their conditions: Main Phase 2 without a Battle Phase, a Battle Phase on turn 1."""
+    k = n.k
+    with n.when(choice == R.TO_BATTLE):
+        n.set("bp_done", True)
+        R.enter_phase(n, R.Phase.BATTLE_START)
+    with n.when(choice == R.TO_MAIN2):  # Main Phase 2 without a Battle Phase
+        R.enter_phase(n, R.Phase.MAIN2)
+    with n.when(choice == R.TO_END):
+        R.enter_phase(n, R.Phase.END)
+    n.require(k.one_of(choice, (R.TO_BATTLE, R.TO_MAIN2, R.TO_END)), "choice")
+
+
+def traps_any_time(s: Any, a: Any, n: Any) -> None:
+    """Activation without the rule "not on the turn it was Set" (seed 000, Spells and Traps)."""
+    v = dict(s.v)
+    for p in (0, 1):
+        for z in range(s.r.spell_trap_zones):
+            v[("s_fresh", p, z)] = False
+    relaxed = type(s)(s.k, s.r, s.schema, v)
+    R.activate(relaxed, a, n)
+
+
+def negated_link_still_resolves(s: Any, a: Any, n: Any) -> None:
+    """A negated link resolves as if it were not negated (seed 000: a negated activation has no effect)."""
+    top = s.g("chain_len") - 1
+    v = dict(s.v)
+    for i in range(s.r.chain_links):
+        v[("c_neg", i)] = s.k.and_(s.g("c_neg", i), top != i) if s.k.symbolic else bool(s.g("c_neg", i) and top != i)
+    R.resolve(type(s)(s.k, s.r, s.schema, v), a, n)
+
+
+def skip_hits_its_player(s: Any, a: Any, n: Any) -> None:
+    """'The opponent skips their next Battle Phase' applied to the link's own player."""
+    R.resolve(s, a, n)
+    top = s.g("chain_len") - 1
+    owner = s.g("c_owner", top)
+    live = s.k.and_(s.g("c_eff", top) == R.Effect.SKIP_BP, s.k.not_(s.g("c_neg", top)))
+    with n.when(live):
+        n.set("skip_bp", s.other(owner), s.g("skip_bp", s.other(owner)))
+        n.set("skip_bp", owner, True)
+
+
+def flip_summon_to_defense(s: Any, a: Any, n: Any) -> None:
+    """A Flip Summon leaves the monster in Defense Position (6.3.3: it is flipped to face-up Attack Position)."""
+    R.flip_summon(s, a, n)
+    n.set("m_def", s.tp, a.zone, True)
+
+
+@dataclass(frozen=True)
+class SemanticMutant:
+    """A hand-made rule bug: `rule` (a function of model/rules.py or an action) replaced by `replacement`.
+    `action` is the action whose behaviour it changes (for `--only`); `catches` (and `case`) the property
+    tests/test_mutants.py sees catch it, at the bound `depth` (the Flip Summon bug from a turn-3 board there:
+    from the initial state a monster Set on turn 1 is Flip Summoned on turn 3, 13 steps in)."""
+
+    rule: str
+    replacement: Callable[..., Any]
+    action: str
+    catches: str
+    depth: int
+    case: str = ""
+
+    @property
+    def name(self) -> str:
+        return str(self.replacement.__name__)
+
+    @property
+    def models(self) -> str:
+        return (inspect.getdoc(self.replacement) or self.rule).splitlines()[0]
+
+
+# the rule bugs caught from the initial state, and the effects misapplied (each caught on one case)
+RULE_BUGS: tuple[SemanticMutant, ...] = (
+    SemanticMutant("must_draw", first_turn_draws, "normal_draw", "first-turn-no-draw", 2),
+    SemanticMutant("normal_summon", summon_without_limit, "normal_summon", "normal-summon-limit", 7),
+    SemanticMutant("set_monster", set_face_down_attack, "set_monster", "no-face-down-attack", 5),
+    SemanticMutant("set_spell_trap", set_card_keeps_hand, "set_spell_trap", "card-conservation", 5),
+    SemanticMutant("leave_main1", leave_main1_anywhere, "pass", "main2-only-after-battle", 7),
+    SemanticMutant("activate", traps_any_time, "activate", "set-trap-not-same-turn", 7),
+)
+EFFECT_BUGS: tuple[SemanticMutant, ...] = (
+    SemanticMutant("resolve", negated_link_still_resolves, "resolve", "resolution-effects", 7, "negated"),
+    SemanticMutant("resolve", skip_hits_its_player, "resolve", "resolution-effects", 5, "named-player"),
+    SemanticMutant("flip_summon", flip_summon_to_defense, "flip_summon", "flip-summon-face-up-attack", 2),
+)
+SEMANTIC = RULE_BUGS + EFFECT_BUGS
+SEMANTIC_BY_NAME = {m.name: m for m in SEMANTIC}
+
+
+# ------------------------------------------------------------------------------------------ the guard sites
+
+
+def reason_text(reason: str | Callable[..., str]) -> str:
+    """A guard's reason as text: the words themselves, or, for a reason computed from the state, the helper's
+    name and the first line of its docstring."""
+    if isinstance(reason, str):
+        return reason
+    doc = (inspect.getdoc(reason) or "").splitlines()
+    name = getattr(reason, "__name__", "reason")
+    return f"<{name}> {doc[0]}" if doc else f"<{name}>"
+
+
+@dataclass(frozen=True)
+class GuardSite:
+    """One `require` call site reached while building an action: the action, its position, its reason."""
+
+    action: str
+    index: int
+    reason: str
+
+    @property
+    def scored(self) -> bool:
+        """False for the model's range and catalogue bounds: not rules of the game, never scored."""
+        return not self.reason.startswith(EXCLUDED_PREFIXES)
+
+
+@contextmanager
+def hooked(hook: MutationHook | None) -> Iterator[None]:
+    """Install a mutation hook in model/state.py for the duration (the previous one is put back)."""
+    old = S.MUTATION
+    S.MUTATION = hook
+    try:
+        yield
+    finally:
+        S.MUTATION = old
+
+
+@dataclass
+class GuardTerms:
+    """An action's guard conjuncts over a symbolic state and parameters, one per call site, in call order."""
+
+    sites: list[GuardSite]
+    terms: list[Any]
+    pre: Any
+    params: dict[str, Any]
+
+
+def guard_terms(ts: Any, action: str, tag: str = "@g") -> GuardTerms:
+    """Run an action body symbolically under a recording hook: its call sites and their guard conjuncts."""
+    act = R.ACTION_BY_NAME[action]
+    pre = ts.sym_state(tag)
+    pvars = {name: PARAMS[name].z3var(tag) for name in act.params}
+    hook = MutationHook(record=True)
+    with hooked(hook):
+        n = pre.edit()
+        S.begin_body(n, action)
+        try:
+            act.body(pre, R.Params(pvars), n)
+        finally:
+            hook.end()
+    assert hook.sites is not None
+    sites = [GuardSite(name, i, reason_text(reason)) for name, i, reason in hook.sites]
+    if len(sites) != len(n.guards):
+        raise InternalError(f"{action}: {len(sites)} require calls but {len(n.guards)} guard conjuncts")
+    terms = [z3.BoolVal(g) if isinstance(g, bool) else g for g, _ in n.guards]
+    return GuardTerms(sites, terms, pre, pvars)
+
+
+@functools.lru_cache(maxsize=4)
+def _sites(rules_json: str) -> tuple[GuardSite, ...]:
+    from duelcheck.model.system import TransitionSystem
+
+    ts = TransitionSystem(Rules(**json.loads(rules_json)))
+    out: list[GuardSite] = []
+    for act in R.ACTIONS:
+        out += guard_terms(ts, act.name, "@sites").sites
+    return tuple(out)
+
+
+def guard_sites(rules: Rules | None = None) -> list[GuardSite]:
+    """Every `require` call site of every action, in the order of the actions and of the calls."""
+    rules = rules or Rules()
+    return list(_sites(json.dumps(rules.model_dump(), sort_keys=True)))
+
+
+# ------------------------------------------------------------------------------------------------ mutants
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutant: `drop:ACTION:POSITION`, `negate:ACTION:POSITION` or `semantic:NAME` (the replacement's)."""
+
+    id: str
+    kind: str
+    action: str
+    index: int  # the call site's position; -1 for a semantic mutant
+    reason: str  # the guard's reason (a semantic mutant: what it models)
+    scored: bool
+
+    @property
+    def models(self) -> str:
+        """What the mutant models, in words."""
+        if self.kind == "drop":
+            return f"{self.action} without the rule: {self.reason}"
+        if self.kind == "negate":
+            return f"{self.action} with the rule stated backwards: {self.reason}"
+        return self.reason
+
+    @property
+    def digest(self) -> str:
+        """What a stored result depends on besides the model version: the site's reason, or the semantic
+        mutant's source (a result stored for another text is run again)."""
+        text = self.id + "\n" + self.reason
+        if self.kind == "semantic":
+            text += "\n" + inspect.getsource(SEMANTIC_BY_NAME[self.id.split(":", 1)[1]].replacement)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "action": self.action,
+            "position": None if self.index < 0 else self.index,
+            "reason": self.reason,
+            "scored": self.scored,
+            "models": self.models,
+        }
+
+
+def all_mutants(rules: Rules | None = None) -> list[Mutant]:
+    """Every mutant, in a fixed order: the drop mutants action by action, then the negated ones, then the
+    semantic catalogue."""
+    sites = guard_sites(rules)
+    out = [Mutant(f"drop:{g.action}:{g.index}", "drop", g.action, g.index, g.reason, g.scored) for g in sites]
+    out += [Mutant(f"negate:{g.action}:{g.index}", "negate", g.action, g.index, g.reason, g.scored) for g in sites]
+    out += [Mutant(f"semantic:{m.name}", "semantic", m.action, -1, m.models, True) for m in SEMANTIC]
+    return out
+
+
+def select_mutants(
+    only: str | None = None, kinds: tuple[str, ...] = KINDS, limit: int | None = None, rules: Rules | None = None
+) -> tuple[list[Mutant], list[Mutant]]:
+    """The mutants to run (scored, of the given kinds and action, the first `limit`) and those excluded from
+    scoring (model range and catalogue guards) among the same selection."""
+    import difflib
+
+    if only is not None and only not in R.ACTION_BY_NAME:
+        close = difflib.get_close_matches(only, list(R.ACTION_BY_NAME), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise InputError(f"--only {only}: no such action; {hint}expected one of {', '.join(R.ACTION_BY_NAME)}")
+    for kind in kinds:
+        if kind not in KINDS:
+            raise InputError(f"--kind {kind}: expected one of {', '.join(KINDS)}")
+    chosen = [m for m in all_mutants(rules) if m.kind in kinds and (only is None or m.action == only)]
+    scored = [m for m in chosen if m.scored]
+    excluded = [m for m in chosen if not m.scored]
+    return (scored if limit is None else scored[:limit]), excluded
+
+
+def mutant_by_id(mutant_id: str, rules: Rules | None = None) -> Mutant:
+    for m in all_mutants(rules):
+        if m.id == mutant_id:
+            return m
+    raise InputError(f"{mutant_id}: no such mutant")
+
+
+@contextmanager
+def activated(mutant: Mutant) -> Iterator[None]:
+    """The mutant is the model while inside (in this process): a hook that changes one guard, or a rule
+    swapped. Build transition systems inside: a system builds its relation once, when first asked."""
+    if mutant.kind == "semantic":
+        sem = SEMANTIC_BY_NAME[mutant.id.split(":", 1)[1]]
+        with mutated(sem.rule, sem.replacement):
+            yield
+        return
+    with hooked(MutationHook(GuardMutant(mutant.action, mutant.index, negate=mutant.kind == "negate"))):
+        yield
+
+
+# ------------------------------------------------------------------------------------ equivalence (proved)
+
+
+def lemma_checks(lemmas: Sequence[str | Check]) -> list[Check]:
+    """The state checks of the named invariants (or the checks given), proved for all depths by the caller:
+    facts of every reachable state."""
+    from duelcheck.properties import BY_NAME
+
+    out: list[Check] = []
+    for lemma in lemmas:
+        if isinstance(lemma, str):
+            out += [c for c in BY_NAME[lemma].checks if c.on == "state"]
+        elif lemma.on == "state":
+            out.append(lemma)
+    return out
+
+
+def prove_lemmas(rules: Rules, cache: Path | None = None, suite: list[str] | None = None) -> list[str]:
+    """The invariants proved for all depths under the rules as written (the whole suite, or `suite`: any
+    subset is sound, it is proved assuming only its own members), from the proof cache when there."""
+    from duelcheck.engines.kind import Induction
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties import BY_NAME, PROPERTIES
+
+    if S.MUTATION is not None:
+        raise InternalError("the lemmas are proved for the rules as written, with no mutant active")
+    props = list(PROPERTIES) if suite is None else [BY_NAME[n] for n in suite]
+    return sorted(Induction(TransitionSystem(rules), cache=cache).prove_suite(props))
+
+
+def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> tuple[str, str]:
+    """Whether dropping the mutant's guard changes nothing: ("equivalent", why) when the other guards of its
+    action imply it in every state meeting the lemmas (one solver question, unsat), ("not-equivalent", "") when
+    the solver finds a state and parameters where they do not, ("unknown", why) when it gives no answer.
+
+    The lemmas are invariants proved for all depths under the rules as written (names of the suite's, or
+    state checks): then the mutant and the rules allow the same steps from every reachable state, so they
+    reach the same states and are one transition system. Sound for any set of proved lemmas; fewer lemmas
+    find fewer equivalences."""
+    from duelcheck.model.system import TransitionSystem
+
+    if mutant.kind != "drop":
+        return "not-equivalent", ""
+    ts = TransitionSystem(rules)
+    g = guard_terms(ts, mutant.action, "@eq")
+    if not (0 <= mutant.index < len(g.terms)) or g.sites[mutant.index].reason != mutant.reason:
+        raise InternalError(f"{mutant.id}: the call site is not where it was enumerated")
+    others = [t for i, t in enumerate(g.terms) if i != mutant.index]
+    domains = [PARAMS[name].domain(var) for name, var in g.params.items()]
+    facts = [f for c in lemma_checks(lemmas) for f in [c.eval(None, None, g.pre)] if not isinstance(f, bool)]
+
+    def implied(assume: list[Any]) -> Any:
+        solver = z3.SolverFor("QF_BV")
+        solver.set("rlimit", EQUIVALENCE_RLIMIT)
+        solver.add(*assume, *domains, *others, z3.Not(g.terms[mutant.index]))
+        return solver.check()
+
+    answer = implied(facts)
+    if answer == z3.sat:
+        return "not-equivalent", ""
+    if answer != z3.unsat:
+        return "unknown", "the equivalence question was not settled within the solver's resource limit"
+    if not facts or implied([]) == z3.unsat:
+        return "equivalent", f"a rule stated twice: the other guards of {mutant.action} imply it on their own"
+    return "equivalent", (
+        f"a dead rule: the other guards of {mutant.action} imply it in every state meeting the {len(lemmas)} "
+        "invariants proved for all depths"
+    )
+
+
+# ------------------------------------------------------------------------------------------------- killing
+
+
+def baseline(rules: Rules, depth: int, lemmas: list[str], solver: str = "auto") -> dict[str, int]:
+    """The witnesses the rules as written reach within the bound, each with its minimal length (bounded model
+    checking with the proved invariants as lemmas)."""
+    from duelcheck.engines.bmc import BMC
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties import PROPERTIES
+
+    if S.MUTATION is not None:
+        raise InternalError("the baseline is the rules as written, with no mutant active")
+    witnesses = [p for p in PROPERTIES if p.kind == "sometimes"]
+    results = BMC(TransitionSystem(rules), solver, None, lemma_checks(lemmas), None, 1).run(witnesses, depth)
+    return {r.label: r.length for r in results if r.verdict == "found" and r.length is not None}
+
+
+class _Enough(Exception):
+    """The first depth with a violation has been searched: the probe stops."""
+
+
+def _probe(ts: Any, invariants: list[Any], bound: int, solver: str, deadline: float | None) -> list[Any]:
+    """Stage 1: the violations of the invariants at the first depth (up to `bound`) that has any."""
+    from duelcheck.engines.bmc import BMC
+
+    kills: list[Any] = []
+
+    def heard(r: Any) -> None:
+        if r.verdict == "violated":
+            kills.append(r)
+
+    def events(kind: str, data: Any) -> None:
+        if kind == "depth" and kills:  # the next depth begins: every violation at the last one is in
+            raise _Enough
+
+    try:
+        results = BMC(ts, solver, None, [], deadline, 1).run(invariants, bound, events, heard)
+    except _Enough:
+        return kills
+    return [r for r in results if r.verdict == "violated"]
+
+
+def _first(r: Any) -> tuple[int, bool, str]:
+    """The kill to name: the shortest trace, a property of the rules before the model's structural facts."""
+    return (r.length or 0, r.prop == "well-formed", r.label)
+
+
+def _certified(ts: Any, r: Any) -> bool:
+    """A violation's trace replays under the mutant and violates its check there (as the checker certifies)."""
+    from duelcheck.counterexamples.certify import certify
+    from duelcheck.properties import BY_NAME
+
+    prop = BY_NAME[r.prop]
+    check = next(c for c in prop.checks if c.label == r.case)
+    certify(ts, check, r.trace, False)
+    return prop.certify is None or not prop.certify(ts, r.trace.steps[-1].state)
+
+
+def _witnesses(found: dict[str, int]) -> list[Any]:
+    """The witness properties, each cut down to the cases the baseline reached."""
+    from duelcheck.properties import PROPERTIES
+
+    out = []
+    for p in PROPERTIES:
+        if p.kind != "sometimes":
+            continue
+        checks = tuple(c for c in p.checks if (f"{p.name}[{c.label}]" if c.label else p.name) in found)
+        if checks:
+            out.append(dataclasses.replace(p, checks=checks))
+    return out
+
+
+def kill(
+    rules: Rules,
+    mutant: Mutant,
+    depth: int,
+    found: dict[str, int],
+    prove: bool = True,
+    solver: str = "auto",
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses.
+    Returns status (killed, survived or unknown), killed_by, kill_kind (violated, not-found or unreachable),
+    length, note and the verdict of every label checked."""
+    from duelcheck.engines.checker import Checker
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties import PROPERTIES
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    invariants = [p for p in PROPERTIES if p.kind == "always"]
+    verdicts: dict[str, str] = {}
+    with activated(mutant):
+        ts = TransitionSystem(rules)
+        try:
+            probe = min(depth, PROBE_DEPTH)
+            kills = [r for r in _probe(ts, invariants, probe, solver, deadline) if _certified(ts, r)]
+            if kills:
+                best = min(kills, key=_first)
+                return {
+                    "status": "killed",
+                    "killed_by": best.label,
+                    "kill_kind": "violated",
+                    "length": best.length,
+                    "note": f"violated at step {best.length} (minimal)"
+                    + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
+                    "verdicts": {r.label: f"violated ({r.length})" for r in kills},
+                }
+            props = (invariants if prove or depth > probe else []) + _witnesses(found)
+            results = []
+            if props:
+                checker = Checker(
+                    rules, depth, solver=solver, simulate=False, prove=prove, cache=None, deadline=deadline, workers=1
+                )
+                results = checker.run(props).results
+        except InternalError as exc:
+            return {
+                "status": "unknown",
+                "killed_by": None,
+                "kill_kind": None,
+                "length": None,
+                "note": one_line(f"the two semantics disagree under this mutant: {exc}"),
+                "verdicts": verdicts,
+            }
+    for r in results:
+        verdicts[r.label] = f"{r.verdict} ({r.length})" if r.length is not None else r.verdict
+        if r.proved and r.kind == "always":
+            verdicts[r.label] = "proved"
+    violated = [r for r in results if r.verdict == "violated"]
+    lost = [r for r in results if r.kind == "sometimes" and r.verdict in ("not-found", "unreachable")]
+    if violated:
+        best = min(violated, key=_first)
+        return {
+            "status": "killed",
+            "killed_by": best.label,
+            "kill_kind": "violated",
+            "length": best.length,
+            "note": f"violated at step {best.length}; {best.note}",
+            "verdicts": verdicts,
+        }
+    if lost:
+        best = min(lost, key=lambda r: (found[r.label], r.label))
+        return {
+            "status": "killed",
+            "killed_by": best.label,
+            "kill_kind": best.verdict,
+            "length": found[best.label],
+            "note": f"the rules as written reach it in {found[best.label]} steps; under the mutant: {best.note}",
+            "verdicts": verdicts,
+        }
+    unsettled = [r.label for r in results if r.verdict in ("unknown", "interrupted")]
+    if unsettled:
+        return {
+            "status": "unknown",
+            "killed_by": None,
+            "kill_kind": None,
+            "length": None,
+            "note": f"no verdict for {', '.join(unsettled)}",
+            "verdicts": verdicts,
+        }
+    proved = len({r.prop for r in results if r.kind == "always" and r.proved})
+    note = f"no invariant violated up to {depth} steps"
+    if prove:
+        note += f" ({proved} of {len(invariants)} invariants proved for all depths under the mutant)"
+    if found:
+        note += f"; every witness the rules reach within the bound is reached ({len(found)})"
+    return {
+        "status": "survived",
+        "killed_by": None,
+        "kill_kind": None,
+        "length": None,
+        "note": note,
+        "verdicts": verdicts,
+    }
+
+
+def model_version() -> str:
+    """The model version the store keys results by (the proof cache's digest of the model's source)."""
+    from duelcheck.sweep import model_version as version
+
+    return version()
+
+
+def run_mutant(
+    mutant_id: str, rules: dict[str, Any], depth: int, options: dict[str, Any], prepared: dict[str, Any]
+) -> dict[str, Any]:
+    """The task a worker runs: one mutant, from its equivalence question to its kill (or not)."""
+    started = time.monotonic()
+    r = Rules(**rules)
+    mutant = mutant_by_id(mutant_id, r)
+    status, note = equivalence(r, mutant, prepared["lemmas"])
+    if status == "equivalent":
+        out: dict[str, Any] = {
+            "status": "equivalent",
+            "killed_by": None,
+            "kill_kind": None,
+            "length": None,
+            "note": note,
+            "verdicts": {},
+        }
+    else:
+        out = kill(
+            r,
+            mutant,
+            depth,
+            prepared["witnesses"],
+            prove=options.get("prove", True),
+            solver=options.get("solver", "auto"),
+            timeout=options.get("timeout"),
+        )
+        if status == "unknown":
+            out["note"] = f"{out['note']}; {note}"
+    out["seconds"] = time.monotonic() - started
+    out["model_version"] = model_version()
+    return out
+
+
+def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[str, Any]:
+    """The task run once before the mutants: the invariants proved for the rules as written (the lemmas of the
+    equivalence questions; none with proofs off) and the witnesses they reach within the bound."""
+    started = time.monotonic()
+    r = Rules(**rules)
+    lemmas: list[str] = []
+    if options.get("prove", True):
+        cache = options.get("cache")
+        lemmas = prove_lemmas(r, Path(cache) if cache else None, options.get("lemma_suite"))
+    found = baseline(r, depth, lemmas, options.get("solver", "auto"))
+    return {
+        "lemmas": lemmas,
+        "witnesses": found,
+        "seconds": time.monotonic() - started,
+        "model_version": model_version(),
+    }
+
+
+# ------------------------------------------------------------------------------------------------ the store
+
+
+@dataclass(frozen=True)
+class Row:
+    """One mutant's result as the store holds it."""
+
+    mutant_id: str
+    model_version: str
+    kind: str
+    action: str
+    position: int | None
+    reason: str
+    status: str
+    killed_by: str | None
+    kill_kind: str | None
+    length: int | None
+    note: str
+    verdicts: str  # JSON: label -> verdict text
+    seconds: float
+    settings: str
+    digest: str
+    run_id: str
+    finished_at: str
+
+    @property
+    def text(self) -> str:
+        if self.status == "killed" and self.kill_kind == "violated":
+            return f"killed by {self.killed_by} (violated at step {self.length})"
+        if self.status == "killed":
+            return f"killed by {self.killed_by} ({self.kill_kind}; the rules reach it in {self.length} steps)"
+        return self.status
+
+
+_COLUMNS = (
+    ("mutant_id", "TEXT NOT NULL"),
+    ("model_version", "TEXT NOT NULL"),
+    ("kind", "TEXT NOT NULL"),
+    ("action", "TEXT NOT NULL"),
+    ("position", "INTEGER"),
+    ("reason", "TEXT NOT NULL"),
+    ("status", "TEXT NOT NULL"),
+    ("killed_by", "TEXT"),
+    ("kill_kind", "TEXT"),
+    ("length", "INTEGER"),
+    ("note", "TEXT NOT NULL"),
+    ("verdicts", "TEXT NOT NULL"),
+    ("seconds", "REAL NOT NULL"),
+    ("settings", "TEXT NOT NULL"),
+    ("digest", "TEXT NOT NULL"),
+    ("run_id", "TEXT NOT NULL"),
+    ("finished_at", "TEXT NOT NULL"),
+)
+TABLE = "mutants"
+PREPARED = "prepared"
+
+
+class Store:
+    """The SQLite file of a mutation run's results (WAL mode, one writer: the process that runs it). Each result
+    is committed as soon as it is put, so that a run killed at any moment keeps every mutant that finished."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_file():
+            raise InputError(f"--store {self.path}: expected an SQLite file, got a folder or a device")
+        try:
+            self.db = sqlite3.connect(str(self.path), timeout=30)
+        except sqlite3.Error as exc:
+            raise InputError(f"--store {self.path}: cannot open ({exc})") from None
+        try:
+            mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()
+            self.db.execute("PRAGMA synchronous=FULL")
+            columns = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
+            self.db.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} ({columns}, PRIMARY KEY (mutant_id, model_version))")
+            self.db.execute(
+                f"CREATE TABLE IF NOT EXISTS {PREPARED} (model_version TEXT NOT NULL, settings TEXT NOT NULL, "
+                "data TEXT NOT NULL, PRIMARY KEY (model_version, settings))"
+            )
+            self.db.commit()
+            have = [r[1] for r in self.db.execute(f"PRAGMA table_info({TABLE})")]
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise InputError(f"--store {self.path}: not a mutation store: {exc}") from None
+        if have != [name for name, _ in _COLUMNS]:
+            self.db.close()
+            raise InputError(f"--store {self.path}: not a mutation store: its table {TABLE!r} has other columns")
+        if mode is None or str(mode[0]).lower() != "wal":
+            self.db.close()
+            raise InputError(f"--store {self.path}: cannot use the store in WAL mode (got {mode!r})")
+
+    def get(self, mutant_id: str, version: str) -> Row | None:
+        names = ", ".join(name for name, _ in _COLUMNS)
+        found = self.db.execute(
+            f"SELECT {names} FROM {TABLE} WHERE mutant_id = ? AND model_version = ?", (mutant_id, version)
+        ).fetchone()
+        return None if found is None else Row(*found)
+
+    def put(self, row: Row) -> None:
+        names = [name for name, _ in _COLUMNS]
+        marks = ", ".join("?" for _ in names)
+        with self.db:
+            self.db.execute(
+                f"INSERT OR REPLACE INTO {TABLE} ({', '.join(names)}) VALUES ({marks})",
+                [getattr(row, name) for name in names],
+            )
+
+    def prepared(self, version: str, settings: str) -> dict[str, Any] | None:
+        found = self.db.execute(
+            f"SELECT data FROM {PREPARED} WHERE model_version = ? AND settings = ?", (version, settings)
+        ).fetchone()
+        return None if found is None else dict(json.loads(found[0]))
+
+    def put_prepared(self, version: str, settings: str, data: dict[str, Any]) -> None:
+        with self.db:
+            self.db.execute(
+                f"INSERT OR REPLACE INTO {PREPARED} (model_version, settings, data) VALUES (?, ?, ?)",
+                (version, settings, json.dumps(data, sort_keys=True)),
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+
+# -------------------------------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Outcome:
+    """A mutation run's result, read back from the store after the run: a row per mutant that has one."""
+
+    mutants: list[Mutant]
+    excluded: list[Mutant]
+    store: Path
+    model_version: str
+    run_id: str
+    depth: int
+    options: dict[str, Any]
+    prepared: dict[str, Any]
+    rows: dict[str, Row] = field(default_factory=dict)
+    ran: list[str] = field(default_factory=list)
+    reused: int = 0
+    failures: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    def of(self, status: str) -> list[Row]:
+        return [r for m in self.mutants if (r := self.rows.get(m.id)) is not None and r.status == status]
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Killed, and non-equivalent mutants with a result (killed, survived or unknown)."""
+        killed = len(self.of("killed"))
+        return killed, killed + len(self.of("survived")) + len(self.of("unknown"))
+
+    @property
+    def exit_code(self) -> int:
+        """130 interrupted, 4 a mutant failed (no result), 3 some mutant unknown, else 0 (survivors are an
+        answer, not a failure)."""
+        if self.interrupted:
+            return 130
+        if self.failures or any(m.id not in self.rows for m in self.mutants):
+            return 4
+        if self.of("unknown"):
+            return 3
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        killed, total = self.score
+        ran = set(self.ran)
+        mutants = []
+        for m in self.mutants:
+            r = self.rows.get(m.id)
+            mutants.append(
+                {
+                    **m.to_json(),
+                    "status": None if r is None else r.status,
+                    "killed_by": None if r is None else r.killed_by,
+                    "kill_kind": None if r is None else r.kill_kind,
+                    "length": None if r is None else r.length,
+                    "note": None if r is None else r.note,
+                    "verdicts": None if r is None else json.loads(r.verdicts),
+                    "seconds": None if r is None else round(r.seconds, 3),
+                    "ran_now": m.id in ran,
+                    "error": self.failures.get(m.id),
+                }
+            )
+        return {
+            "store": str(self.store),
+            "model_version": self.model_version,
+            "depth": self.depth,
+            "options": self.options,
+            "score": {"killed": killed, "non_equivalent": total, "ratio": round(killed / total, 4) if total else None},
+            "counts": {s: len(self.of(s)) for s in STATUSES},
+            "lemmas": self.prepared.get("lemmas", []),
+            "baseline_witnesses": self.prepared.get("witnesses", {}),
+            "preparation_seconds": self.prepared.get("seconds"),
+            "mutants": mutants,
+            "redundant_guards": [
+                {"action": r.action, "position": r.position, "reason": r.reason, "why": r.note}
+                for r in self.of("equivalent")
+            ],
+            "excluded": [m.id for m in self.excluded],
+            "ran": len(self.ran),
+            "from_store": self.reused,
+            "seconds": round(self.seconds, 3),
+            "exit_code": self.exit_code,
+        }
+
+
+def settings_of(rules: Rules, depth: int, options: dict[str, Any]) -> str:
+    """What a result depends on besides the mutant and the model: the rules, the bound and the engine options."""
+    kept = {k: options[k] for k in ("prove", "solver", "timeout", "lemma_suite") if options.get(k) is not None}
+    return json.dumps({"rules": rules.model_dump(), "depth": depth, "probe": PROBE_DEPTH, **kept}, sort_keys=True)
+
+
+Progress = Callable[[int, int, Mutant, "Row | None", "str | None"], None]
+
+
+def run(
+    mutants: list[Mutant],
+    store: str | Path = DEFAULT_STORE,
+    *,
+    depth: int = DEFAULT_DEPTH,
+    options: dict[str, Any] | None = None,
+    excluded: list[Mutant] | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    connect_timeout: float | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_mutant: Progress | None = None,
+    on_stage: Callable[[str], None] | None = None,
+) -> Outcome:
+    """Run every mutant without a result in the store on a local Dask cluster of `workers` processes (default:
+    one per core) or on the scheduler at `scheduler`, each result committed as it finishes.
+
+    `options`: prove (default True: the lemmas and the checker's induction), solver, timeout (seconds per
+    mutant), cache (the proof cache folder for the lemmas of the rules as written), lemma_suite (the
+    invariants proved as lemmas; default the whole suite). The preparation (lemmas and baseline) runs first,
+    as one task, unless the store holds it. Ctrl-C cancels what is running and returns with `.interrupted`."""
+    import os
+
+    from duelcheck import sweep
+    from duelcheck.interrupts import interrupted as sigint_seen
+
+    started = time.monotonic()
+    options = dict(options or {})
+    rules = Rules()
+    if scheduler is not None:
+        scheduler = sweep.check_address(scheduler)
+    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    timeout = sweep.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+    db = Store(store)
+    try:
+        version = model_version()
+        settings = settings_of(rules, depth, options)
+        run_id = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        pending = [m for m in mutants if not _held(db.get(m.id, version), m, settings)]
+        prepared = db.prepared(version, settings) or {}
+        outcome = Outcome(
+            mutants,
+            excluded or [],
+            Path(store),
+            version,
+            run_id,
+            depth,
+            options,
+            prepared,
+            reused=len(mutants) - len(pending),
+        )
+        if on_start is not None:
+            on_start(len(pending), len(mutants))
+        if pending:
+            try:
+                with sweep._client(n_workers, scheduler, timeout) as client:
+                    if sigint_seen():
+                        raise KeyboardInterrupt
+                    if not prepared:
+                        if on_stage is not None:
+                            on_stage("proving the invariants of the rules as written and searching their witnesses")
+                        prepared = _prepare_on(client, rules, depth, options, run_id, sigint_seen)
+                        if prepared.pop("model_version") != version:
+                            raise InternalError("the workers run another model version")
+                        db.put_prepared(version, settings, prepared)
+                        outcome.prepared = prepared
+                    _run_pending(client, db, rules, depth, options, settings, pending, outcome, on_mutant, sigint_seen)
+            except KeyboardInterrupt:
+                outcome.interrupted = True
+        for m in mutants:
+            row = db.get(m.id, version)
+            if _held(row, m, settings):
+                assert row is not None
+                outcome.rows[m.id] = row
+        outcome.seconds = time.monotonic() - started
+        return outcome
+    finally:
+        db.close()
+
+
+def _held(row: Row | None, m: Mutant, settings: str) -> bool:
+    """A stored result counts for a mutant made with the same settings and the same mutant text."""
+    return row is not None and row.settings == settings and row.digest == m.digest
+
+
+def _wait(future: Any, sigint_seen: Callable[[], bool]) -> Any:
+    while not future.done():
+        if sigint_seen():
+            raise KeyboardInterrupt
+        time.sleep(0.05)
+    if future.status != "finished":
+        exc = future.exception()
+        raise InternalError(f"the preparation failed: {type(exc).__name__}: {exc}")
+    return future.result()
+
+
+def _prepare_on(
+    client: Any, rules: Rules, depth: int, options: dict[str, Any], run_id: str, sigint_seen: Callable[[], bool]
+) -> dict[str, Any]:
+    future = client.submit(
+        prepare, rules.model_dump(), depth, options, key=f"duelcheck-prepare-{run_id}", pure=False, retries=0
+    )
+    try:
+        return dict(_wait(future, sigint_seen))
+    except BaseException:
+        client.cancel([future])
+        raise
+
+
+def _run_pending(
+    client: Any,
+    db: Store,
+    rules: Rules,
+    depth: int,
+    options: dict[str, Any],
+    settings: str,
+    pending: list[Mutant],
+    outcome: Outcome,
+    on_mutant: Progress | None,
+    sigint_seen: Callable[[], bool],
+) -> None:
+    from distributed import as_completed
+
+    futures: dict[str, tuple[Mutant, Any]] = {}
+    for i, m in enumerate(pending):
+        future = client.submit(
+            run_mutant,
+            m.id,
+            rules.model_dump(),
+            depth,
+            options,
+            outcome.prepared,
+            key=f"duelcheck-mutant-{outcome.run_id}-{i}",
+            pure=False,
+            retries=0,
+        )
+        futures[future.key] = (m, future)
+    done = 0
+    queue = as_completed([f for _, f in futures.values()], loop=client.loop)
+    try:
+        while not queue.is_empty():
+            if sigint_seen():
+                raise KeyboardInterrupt
+            if not queue.has_ready():
+                time.sleep(0.05)
+                continue
+            for future in queue.next_batch(block=False):
+                m, _ = futures[future.key]
+                row, error = _finish(db, future, m, settings, outcome)
+                done += 1
+                if on_mutant is not None:
+                    on_mutant(done, len(pending), m, row, error)
+    except BaseException:
+        client.cancel([f for _, f in futures.values()])
+        raise
+
+
+def _finish(db: Store, future: Any, m: Mutant, settings: str, outcome: Outcome) -> tuple[Row | None, str | None]:
+    """Store a finished task's result; a task that raised, or a worker of another model, is a failure."""
+    if future.status != "finished":
+        error = f"the task was {future.status}"
+        if future.status == "error":
+            exc = future.exception()
+            error = one_line(f"{type(exc).__name__}: {exc}")
+        outcome.failures[m.id] = error
+        return None, error
+    got = future.result()
+    if got["model_version"] != outcome.model_version:
+        error = f"the worker runs another model version ({got['model_version'][:12]})"
+        outcome.failures[m.id] = error
+        return None, error
+    row = Row(
+        mutant_id=m.id,
+        model_version=outcome.model_version,
+        kind=m.kind,
+        action=m.action,
+        position=None if m.index < 0 else m.index,
+        reason=m.reason,
+        status=got["status"],
+        killed_by=got["killed_by"],
+        kill_kind=got["kill_kind"],
+        length=got["length"],
+        note=got["note"] or "",
+        verdicts=json.dumps(got["verdicts"], sort_keys=True),
+        seconds=float(got["seconds"]),
+        settings=settings,
+        digest=m.digest,
+        run_id=outcome.run_id,
+        finished_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+    )
+    db.put(row)
+    outcome.ran.append(m.id)
+    return row, None
+
+
+# ------------------------------------------------------------------------------------------------ the report
+
+
+def text_lines(outcome: Outcome) -> list[str]:
+    """The report as text: the score, then the survivors, the unknown, the equivalent mutants (redundant
+    guards) and the kills, one per line."""
+    killed, total = outcome.score
+    ratio = f" ({100 * killed / total:.0f}%)" if total else ""
+    kinds = {k: sum(1 for m in outcome.mutants if m.kind == k) for k in KINDS}
+    lines = [
+        f"mutation score: {killed}/{total} killed{ratio} of the non-equivalent mutants (bound {outcome.depth}, "
+        f"proofs {'on' if outcome.options.get('prove', True) else 'off'})",
+        f"{len(outcome.mutants)} mutants ({', '.join(f'{n} {k}' for k, n in kinds.items())}); "
+        + ", ".join(f"{len(outcome.of(s))} {s}" for s in STATUSES)
+        + f"; {len(outcome.excluded)} excluded (model range and catalogue guards)",
+    ]
+
+    def section(title: str, rows: list[Row], detail: Callable[[Row], str]) -> None:
+        lines.append(f"{title} ({len(rows)}):")
+        lines.extend(f"  {r.mutant_id}\t{detail(r)}" for r in rows)
+
+    section("survived", outcome.of("survived"), lambda r: f"{r.reason}\t{r.note}")
+    section("unknown", outcome.of("unknown"), lambda r: f"{r.reason}\t{r.note}")
+    section("equivalent (redundant guards)", outcome.of("equivalent"), lambda r: f"{r.reason}\t{r.note}")
+    section("killed", outcome.of("killed"), lambda r: f"{r.text}\t{r.reason}")
+    for mid, error in outcome.failures.items():
+        lines.append(f"failed: {mid}: {error}")
+    lines.append(
+        f"{len(outcome.ran)} run now, {outcome.reused} from the store, {outcome.seconds:.1f} s; store: {outcome.store}"
+    )
+    return lines

@@ -1,0 +1,243 @@
+"""`duelcheck mutate`: guard mutants agree in both semantics, equivalences are proved, kills are certified, and
+a killed run resumes from its store.
+
+Kept small: bounds of 2 or 3, no proofs of the whole suite (the lemmas of the equivalence test are one
+invariant proved on its own), one local Dask cluster of one worker. About a minute on a busy 2-core machine.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import z3
+from click.testing import CliRunner
+
+from duelcheck.cli import main
+from duelcheck.counterexamples.certify import certify
+from duelcheck.engines import mutate as mu
+from duelcheck.engines.kind import Induction
+from duelcheck.errors import InputError
+from duelcheck.model import state as S
+from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE
+from duelcheck.model.state import PARAMS, State
+from duelcheck.model.system import TransitionSystem
+from duelcheck.properties import BY_NAME, Check, Property
+from duelcheck.rules import Rules
+
+NO_TURN_1_DRAW = "6.3.1: the player who goes first does not draw on turn 1"
+
+
+def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
+    sites = {(g.action, g.index): g for g in mu.guard_sites()}
+    draw = [g.reason for (a, _), g in sorted(sites.items()) if a == "normal_draw"]
+    assert draw == [
+        "<duel_over> The rule that ended the duel, for a judge refusing any later action.",
+        "6.3.1: the normal draw is made in the Draw Phase",
+        "6.3.1: the turn player draws only one card in the Draw Phase",
+        NO_TURN_1_DRAW,
+    ]
+    # require_can_act's seven guards come first, then the action's own, in call order
+    assert sites[("declare_attack", 7)].reason == "6.3.4.2: attacks are declared in the Battle Step"
+    assert sites[("declare_attack", 12)].reason.startswith("6.3.4.2: the monster in zone {zone} has already")
+    assert sites[("flip_summon", 13)].reason == "6.3.3: a monster cannot be Flip Summoned on the turn it was Set"
+    # end_step runs pass twice: the second pass's guards (from position 20) are its own sites
+    assert sites[("end_step", 36)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
+    assert sum(1 for a, _ in sites if a == "end_step") == 2 + 2 * sum(1 for a, _ in sites if a == "pass")
+    # the model's range and catalogue bounds are listed but not scored
+    summon = [g for (a, _), g in sorted(sites.items()) if a == "normal_summon"]
+    assert [g.reason.split(":")[0] for g in summon if not g.scored] == ["model range", "model catalogue"]
+    run, excluded = mu.select_mutants(only="normal_summon", kinds=("drop",))
+    assert len(run) == len(summon) - 2 and {m.id for m in excluded} == {
+        f"drop:normal_summon:{g.index}" for g in summon if not g.scored
+    }
+    run, _ = mu.select_mutants(only="normal_draw", limit=5)
+    assert [m.id for m in run] == [*(f"drop:normal_draw:{i}" for i in range(4)), "negate:normal_draw:0"]
+    with pytest.raises(InputError, match="did you mean normal_draw"):
+        mu.select_mutants(only="normal_drew")
+    bad = CliRunner().invoke(main, ["mutate", "--only", "normal_drew"])
+    assert bad.exit_code == 2 and "no such action" in bad.stderr
+
+
+# -- the two semantics agree under guard mutants ----------------------------------------------------------------
+
+AGREEMENT = [
+    "drop:normal_draw:3",  # the first player draws on turn 1
+    "negate:normal_draw:2",  # a draw only once a card was drawn
+    "drop:end_step:36",  # a guard of the second pass end_step runs (in_succession): a Battle Phase on turn 1
+    "negate:end_step:1",  # end_step only after a pass
+    "drop:flip_summon:13",  # Flip Summon on the turn the monster was Set
+    "negate:discard:1",  # discard when not discarding
+]
+
+
+def _walk(ts: TransitionSystem, seed: int, length: int) -> State:
+    rng = random.Random(seed)
+    s = ts.init()
+    for _ in range(length):
+        options = list(ts.successors(s))
+        if not options:
+            break
+        s = rng.choice(options).state
+    return s
+
+
+def _agree(ts: TransitionSystem, step: Any, s: State, name: str, params: dict[str, int]) -> bool:
+    """The concrete outcome of one action instance is the symbolic relation's (the same successor, or none);
+    returns whether the action is allowed."""
+    out = ts.apply(s, name, params)
+    solver = z3.SolverFor("QF_BV")
+    solver.add(step.relation, *(step.pre.v[k] == s.v[k] for k in ts.keys), step.act == ACTION_CODE[name])
+    for p, spec in PARAMS.items():
+        solver.add(step.params[p] == params.get(p, False if spec.sort == "bool" else 0))
+    if not out.ok:
+        assert solver.check() == z3.unsat, f"{name}{params}: refused concretely ({out.reason}) but not symbolically"
+        return False
+    assert out.state is not None
+    same = z3.And(*(step.post.v[k] == out.state.v[k] for k in ts.keys))
+    assert solver.check(same) == z3.sat, f"{name}{params}: the concrete successor is not in the relation"
+    assert solver.check(z3.Not(same)) == z3.unsat, f"{name}{params}: the relation allows another successor"
+    return True
+
+
+@pytest.mark.parametrize("mutant_id", AGREEMENT)
+def test_guard_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) -> None:
+    m = mu.mutant_by_id(mutant_id)
+    rng = random.Random(mutant_id)
+    with mu.activated(m):
+        ts = TransitionSystem(Rules())
+        step = ts.sym_step(ts.sym_state("@m0"), "@m1")
+        act = ACTION_BY_NAME[m.action]
+        checked = 0
+        for seed, length in [(1, 0), (1, 3), (2, 5), (3, 9), (4, 14), (5, 22), (6, 30)]:
+            s = _walk(ts, seed, length)
+            options = list(act.candidates(s))
+            for params in rng.sample(options, min(4, len(options))):
+                _agree(ts, step, s, m.action, params)
+                checked += 1
+    assert checked >= 7
+    assert S.MUTATION is None  # the hook is off again
+
+
+def test_a_guard_mutant_changes_both_semantics_and_the_rules_come_back() -> None:
+    """The control of the agreement test: under the mutant the step is allowed in both semantics, under the
+    rules as written it is refused in both (and the concrete reason is the dropped guard's)."""
+    ts = TransitionSystem(Rules())
+    step = ts.sym_step(ts.sym_state("@r0"), "@r1")
+    assert ts.apply(ts.init(), "normal_draw", {}).reason == NO_TURN_1_DRAW
+    assert not _agree(ts, step, ts.init(), "normal_draw", {})
+    with mu.activated(mu.mutant_by_id("drop:normal_draw:3")):
+        mts = TransitionSystem(Rules())
+        assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), mts.init(), "normal_draw", {})
+    # in Main Phase 1 of turn 1: a Battle Phase is refused; dropping the guard of end_step's second pass allows it
+    main1 = ts.init()
+    for _ in range(2):
+        out = ts.apply(main1, "end_step", {"choice": 0})
+        assert out.ok and out.state is not None
+        main1 = out.state
+    assert not _agree(ts, step, main1, "end_step", {"choice": 1})
+    with mu.activated(mu.mutant_by_id("drop:end_step:36")):
+        mts = TransitionSystem(Rules())
+        assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), main1, "end_step", {"choice": 1})
+    assert ts.apply(ts.init(), "normal_draw", {}).reason == NO_TURN_1_DRAW
+
+
+# -- equivalence, proved ------------------------------------------------------------------------------------------
+
+
+# A fact of every reachable state, inductive on its own (so proved here in seconds, not with the whole suite):
+# a chain that is resolving has a link on it (seed 000: it resolves only after both players pass on a chain).
+CHAIN_HAS_A_LINK = Property(
+    "resolving-has-a-link",
+    "always",
+    "seed 000 (chain)",
+    "A resolving chain has a link.",
+    (Check("", "state", lambda s: s.k.implies(s.g("resolving"), s.g("chain_len") > 0)),),
+)
+
+
+def test_a_guard_implied_by_another_and_a_proved_invariant_is_an_equivalent_mutant() -> None:
+    """resolve's "no chain to resolve" is implied by its guard "the chain is resolving" in every reachable state
+    (proved by induction): dropping it is an equivalent mutant, a dead rule. Without the invariant the solver
+    finds a state where it is not implied; dropping Flip Summon's "not on the turn it was Set" is not
+    equivalent; pass's "Main Phase 2 comes only when a Battle Phase ends" is implied by its next guard alone
+    (a rule stated twice)."""
+    assert Induction(TransitionSystem(Rules())).prove_suite([CHAIN_HAS_A_LINK]) == {"resolving-has-a-link"}
+    lemma = CHAIN_HAS_A_LINK.checks[0]
+    dead = mu.mutant_by_id("drop:resolve:2")
+    assert dead.reason == "no chain to resolve"
+    status, why = mu.equivalence(Rules(), dead, [lemma])
+    assert status == "equivalent" and "dead rule" in why
+    assert mu.equivalence(Rules(), dead, [])[0] == "not-equivalent"  # the invariant is needed
+    fresh = mu.mutant_by_id("drop:flip_summon:13")
+    assert mu.equivalence(Rules(), fresh, [lemma])[0] == "not-equivalent"
+    twice = mu.mutant_by_id("drop:pass:7")
+    assert twice.reason == "6.3.5: Main Phase 2 comes only when a Battle Phase ends"
+    status, why = mu.equivalence(Rules(), twice, [])
+    assert status == "equivalent" and "stated twice" in why
+    # negated guards are never asked (not the question this proves)
+    assert mu.equivalence(Rules(), mu.mutant_by_id("negate:pass:7"), [])[0] == "not-equivalent"
+
+
+# -- killing ------------------------------------------------------------------------------------------------------
+
+
+def test_dropping_no_draw_on_turn_1_is_killed_by_first_turn_no_draw_in_one_step() -> None:
+    m = mu.mutant_by_id("drop:normal_draw:3")
+    assert m.reason == NO_TURN_1_DRAW
+    got = mu.kill(Rules(), m, 2, {}, prove=False)
+    assert (got["status"], got["killed_by"], got["kill_kind"], got["length"]) == (
+        "killed",
+        "first-turn-no-draw",
+        "violated",
+        1,
+    )
+    # the kill's trace is real under the mutant, and the rules as written refuse its step
+    from duelcheck.engines.bmc import BMC
+
+    with mu.activated(m):
+        ts = TransitionSystem(Rules())
+        (r,) = BMC(ts).run([BY_NAME["first-turn-no-draw"]], 1)
+        assert r.trace is not None
+        certify(ts, BY_NAME["first-turn-no-draw"].checks[0], r.trace, False)
+    assert not TransitionSystem(Rules()).apply(TransitionSystem(Rules()).init(), "normal_draw", {}).ok
+
+
+# -- the store: a killed run resumes ------------------------------------------------------------------------------
+
+
+def _run(store: Path) -> dict[str, Any]:
+    args = ["mutate", "--only", "normal_draw", "--kind", "drop", "--limit", "3", "--depth", "2", "--no-proofs"]
+    result = CliRunner().invoke(main, [*args, "--workers", "1", "--store", str(store), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
+    store = tmp_path / "mutate.sqlite"
+    first = _run(store)
+    ids = ["drop:normal_draw:0", "drop:normal_draw:1", "drop:normal_draw:2"]
+    assert [m["id"] for m in first["mutants"]] == ids
+    assert first["ran"] == 3 and first["from_store"] == 0
+    assert all(m["status"] in mu.STATUSES for m in first["mutants"])
+    db = sqlite3.connect(store)
+    rows = {r[0]: r[1:] for r in db.execute("SELECT mutant_id, run_id, finished_at, status FROM mutants")}
+    assert sorted(rows) == ids
+    with db:
+        db.execute("DELETE FROM mutants WHERE mutant_id = ?", (ids[1],))
+    db.close()
+    again = _run(store)
+    assert again["ran"] == 1 and again["from_store"] == 2
+    assert [m["id"] for m in again["mutants"] if m["ran_now"]] == [ids[1]]
+    db = sqlite3.connect(store)
+    after = {r[0]: r[1:] for r in db.execute("SELECT mutant_id, run_id, finished_at, status FROM mutants")}
+    db.close()
+    assert sorted(after) == ids
+    for mid in (ids[0], ids[2]):
+        assert after[mid] == rows[mid]  # untouched: the same run, the same moment
+    assert after[ids[1]][2] == rows[ids[1]][2] and after[ids[1]][0] != rows[ids[1]][0]
+    assert [m["status"] for m in again["mutants"]] == [m["status"] for m in first["mutants"]]

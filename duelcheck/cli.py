@@ -20,7 +20,8 @@ from duelcheck.errors import InputError, InternalError
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 DEFAULT_OUT = Path("duelcheck-out")  # a new folder per run inside it: <date>T<time>-<rules hash>/
 
-EXIT_CODES = """Exit codes (every command):
+EXIT_CODES = """\b
+Exit codes (every command):
   0    holds / found / unreachable; the play conforms
   1    violated or not-found; the play does not conform
   2    bad input (one line on stderr: the file, the place, what was expected)

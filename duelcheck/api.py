@@ -101,7 +101,7 @@ def check(
     *,
     out: str | Path | None = None,
     solver: str = "auto",
-    workers: int = 3,
+    workers: int | None = None,
     prove: bool = True,
     simulate: bool = True,
     cache: str | Path | bool | None = True,

@@ -211,9 +211,9 @@ def _select(names: tuple[str, ...]) -> list[Any]:
 @click.option(
     "--workers",
     type=click.IntRange(1, 64),
-    default=3,
-    show_default=True,
-    help="Processes for the bounded search (goals are dealt to them in a fixed order; measured fastest on 2 cores: 3).",
+    default=None,
+    help="Processes for the bounded search and the slower proofs (default: one per core). Each property is "
+    "searched by its own solver, so the verdicts and traces do not depend on this number.",
 )
 @click.option(
     "--timeout",
@@ -248,7 +248,7 @@ def check(
     rlimit: int | None,
     no_simulation: bool,
     no_cache: bool,
-    workers: int,
+    workers: int | None,
     timeout: float | None,
     property_timeout: float | None,
     quiet: bool,

@@ -114,6 +114,36 @@ def _signed(value: int | bool, name: str) -> int:
     return v
 
 
+class SideJob:
+    """Other work that shares the search's processes (the slower induction proofs): `run` is called in a
+    child process and returns a picklable value, which `done` hears in this process."""
+
+    def run(self) -> Any:
+        raise NotImplementedError
+
+    def done(self, value: Any) -> None:
+        raise NotImplementedError
+
+
+def _exit_on_term(signum: int, frame: Any) -> None:  # pragma: no cover - runs in a child process
+    raise SystemExit(1)
+
+
+def _side_child(conn: Any, job: SideJob) -> None:  # pragma: no cover - runs in a child process
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
+    signal.signal(signal.SIGTERM, _exit_on_term)  # stopped by the parent: its solver processes stop too
+    try:
+        conn.send(("value", job.run()))
+    except KeyboardInterrupt:
+        pass
+    except Exception as exc:  # reported by the parent as an internal error
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
 class Goal:
     """One check of one property, as a target: a violation of an invariant, or a witness."""
 
@@ -163,67 +193,101 @@ class BMC:
         self.questions = 0
         self.used = ""
 
+    @staticmethod
+    def groups(goals: list[Goal]) -> list[list[int]]:
+        """The goals searched together: the cases of one property share one unrolling and one solver (a
+        question asks for any of them). The grouping depends on the goals alone, never on the number of
+        processes or their timing, so the questions asked, and so the traces, are the same on every run."""
+        by_prop: dict[str, list[int]] = {}
+        for i, g in enumerate(goals):
+            by_prop.setdefault(g.prop.name, []).append(i)
+        return list(by_prop.values())
+
     def reach(
-        self, goals: list[Goal], depth: int, start: State | None = None, events: Events | None = None
+        self,
+        goals: list[Goal],
+        depth: int,
+        start: State | None = None,
+        events: Events | None = None,
+        side: list[SideJob] | None = None,
     ) -> list[Reach]:
         """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown.
 
-        With more than one worker, the goals are dealt round-robin into one group per worker, and each
-        group is searched by its own process and solver. The grouping is fixed by the goals' order and
-        the number of workers, so the questions asked, and so the traces, are the same on every run
-        (where processes cannot be forked, the groups are searched one after the other, alike).
-        `events` hears, as they happen, each group's depth ("depth", (group, d, bound, pending)) and
-        each goal settled ("settled", (goal index, Reach)): a live display shows a row at once."""
+        Each group of goals (`groups`) is searched by its own process and solver, at most `workers` at a
+        time, taken in order as processes come free; `side` jobs (a proof, say) share the same processes,
+        first in line. Where processes cannot be forked, everything runs here one after the other, alike.
+        `events` hears, as they happen, each group's depth ("depth", (group, d, bound, pending)) and each
+        goal settled ("settled", (goal index, Reach)): a live display shows a row at once."""
         emit = events or (lambda kind, data: None)
         self.used = session_name(self.solver)
-        groups = [list(range(w, len(goals), self.workers)) for w in range(self.workers)]
-        groups = [g for g in groups if g]
-        if len(groups) < 2 or "fork" not in mp.get_all_start_methods():
+        groups = self.groups(goals)
+        jobs: list[tuple[int, list[int]] | SideJob] = [*(side or []), *enumerate(groups)]
+        if len(jobs) < 2 or self.workers < 2 or "fork" not in mp.get_all_start_methods():
             done: dict[int, Reach] = {}
-            for gi, group in enumerate(groups):
+            for job in jobs:
+                if isinstance(job, SideJob):
+                    job.done(job.run())
+                    continue
+                gi, group = job
                 found = self._reach_group([goals[i] for i in group], depth, start, _local(emit, gi, group))
                 done.update(zip(group, found, strict=True))
+                emit("done", (gi,))
             return [done[i] for i in range(len(goals))]
         ctx = mp.get_context("fork")
-        procs = []
-        for gi, group in enumerate(groups):
-            recv, send = ctx.Pipe(duplex=False)
-            chosen = [goals[i] for i in group]
-            proc = ctx.Process(target=self._child, args=(send, chosen, depth, start), daemon=True)
-            proc.start()
-            send.close()
-            procs.append((proc, recv, gi, group))
         out: list[Reach | None] = [None] * len(goals)
+        queue = list(jobs)
+        live: dict[Any, tuple[Any, tuple[int, list[int]] | SideJob]] = {}
         try:
-            live: dict[Any, tuple[Any, int, list[int]]] = {recv: (proc, gi, group) for proc, recv, gi, group in procs}
-            while live:
+            while queue or live:
+                while queue and len(live) < self.workers:
+                    job = queue.pop(0)
+                    recv, send = ctx.Pipe(duplex=False)
+                    if isinstance(job, SideJob):
+                        proc = ctx.Process(target=_side_child, args=(send, job), daemon=True)
+                    else:
+                        chosen = [goals[i] for i in job[1]]
+                        proc = ctx.Process(target=self._child, args=(send, chosen, depth, start), daemon=True)
+                    proc.start()
+                    send.close()
+                    live[recv] = (proc, job)
                 check_interrupt()  # waiting in short slices: a Ctrl-C is seen within a moment
                 ready: list[Any] = mp_connection.wait(list(live), timeout=0.2)
                 for conn in ready:
-                    proc, gi, group = live[conn]
+                    proc, job = live[conn]
                     try:
                         msg = conn.recv()
                     except EOFError:  # it ended without a word: a crash
                         proc.join()
                         msg = ("error", f"exit code {proc.exitcode}")
                     kind = msg[0]
-                    if kind == "depth":
-                        emit("depth", (gi, *msg[1:]))
-                    elif kind == "settled":
-                        i, reach = group[msg[1]], self._reach_of(msg[2:], start)
-                        out[i] = reach
-                        emit("settled", (i, reach))
-                    elif kind == "done":
-                        self.used, self.questions = msg[1], self.questions + msg[2]
-                        del live[conn]
-                    else:
+                    if kind == "error":
                         raise InternalError(f"a search process failed: {msg[1]}")
+                    if isinstance(job, SideJob):
+                        job.done(msg[1])
+                        kind = "done"
+                    else:
+                        gi, group = job
+                        if kind == "depth":
+                            emit("depth", (gi, *msg[1:]))
+                        elif kind == "settled":
+                            i, reach = group[msg[1]], self._reach_of(msg[2:], start)
+                            out[i] = reach
+                            emit("settled", (i, reach))
+                        elif kind == "done":
+                            self.used, self.questions = msg[1], self.questions + msg[2]
+                    if kind == "done":
+                        if not isinstance(job, SideJob):
+                            emit("done", (job[0],))
+                        del live[conn]
+                        proc.join()
+                        conn.close()
         finally:
-            for proc, recv, _, _ in procs:
+            for proc, _ in live.values():
                 if proc.is_alive():
                     proc.terminate()
                 proc.join()
-                recv.close()
+            for conn in live:
+                conn.close()
         if any(r is None for r in out):
             raise InternalError("a search process ended without settling every goal")
         return [r for r in out if r is not None]
@@ -237,6 +301,7 @@ class BMC:
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
+        signal.signal(signal.SIGTERM, _exit_on_term)  # stopped by the parent: its solver process stops too
 
         def send(kind: str, data: Any) -> None:  # pragma: no cover - runs in a child process
             if kind == "depth":
@@ -333,11 +398,19 @@ class BMC:
         return [r for r in out if r is not None]
 
     def run(
-        self, props: list[Property], depth: int, events: Events | None = None, on_result: OnResult | None = None
+        self,
+        props: list[Property],
+        depth: int,
+        events: Events | None = None,
+        on_result: OnResult | None = None,
+        side: list[SideJob] | None = None,
     ) -> list[Result]:
-        """A result per check of each property; `on_result` hears each one as soon as it is settled."""
+        """A result per check of each property; `on_result` hears each one as soon as it is settled.
+        `side` jobs share the search's processes (see `reach`)."""
         goals = [Goal(p, c) for p in props for c in p.checks]
         if not goals:
+            for job in side or []:
+                job.done(job.run())
             return []
         results: dict[int, Result] = {}
 
@@ -364,7 +437,7 @@ class BMC:
             elif events is not None:
                 events(kind, data)
 
-        found = self.reach(goals, depth, None, hear)
+        found = self.reach(goals, depth, None, hear, side)
         return [results[i] if i in results else result(i, r) for i, r in enumerate(found)]
 
 

@@ -25,9 +25,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from duelcheck.engines.base import Result
-from duelcheck.engines.bmc import BMC
+from duelcheck.engines.bmc import BMC, SideJob
 from duelcheck.engines.kind import Induction
 from duelcheck.engines.limits import Watchdog
 from duelcheck.engines.sim import Simulator
@@ -44,6 +45,13 @@ from duelcheck.rules import Rules
 DEFAULT_DEPTH = 24
 
 Progress = Callable[[str], None]
+
+
+def default_workers() -> int:
+    """Processes for the bounded search and the slower proofs: one per core."""
+    import os
+
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 @dataclass
@@ -86,7 +94,7 @@ class Checker:
         prove: bool = True,
         cache: Path | None = None,
         deadline: float | None = None,
-        workers: int = 3,
+        workers: int | None = None,
         property_timeout: float | None = None,
         on_result: Callable[[Result], None] | None = None,
     ):
@@ -102,7 +110,7 @@ class Checker:
         self.prove = prove
         self.cache = cache
         self.deadline = deadline
-        self.workers = workers
+        self.workers = workers or default_workers()
         self._sim_steps = 0
         self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
         self._open: set[tuple[str, str]] = set()  # results still being worked on by a later stage
@@ -170,9 +178,12 @@ class Checker:
         mine = time.monotonic() + self.property_timeout
         return mine if self.deadline is None else min(mine, self.deadline)
 
-    def _depth(self, kind: str, data: tuple[int, int, int, int]) -> None:
-        """The bounded search's progress, told when its deepest question goes one step deeper: the depth
-        each process is at (one per worker; a process whose goals are all settled stays at its last)."""
+    def _depth(self, kind: str, data: tuple[int, ...]) -> None:
+        """The bounded search's progress, told when a search goes one step deeper than any running one: the
+        depth each running process is at."""
+        if kind == "done":
+            self._depths.pop(data[0], None)
+            return
         group, d, bound, _ = data
         deepest = max((v[0] for v in self._depths.values()), default=-1)
         self._depths[group] = (d, bound, 0)
@@ -181,40 +192,41 @@ class Checker:
             self.progress(f"bounded search at depth {depths} of {bound}")
 
     def _run(self, props: list[Property], results: dict[tuple[str, str], Result]) -> None:
-        proved: set[str] = set()
         induction = Induction(self.ts, cache=self.cache, deadline=self.deadline)
         invariants = [p for p in props if p.kind == "always"]
         lemmas = []
+        side: list[SideJob] = []
         from duelcheck.properties import PROPERTIES
 
         self._suite = list({p.name: p for p in (*PROPERTIES, *props)}.values())
         if self.prove:
-            # Induction assumes every invariant of the suite, so it runs over the whole suite; what it
-            # proves is also asserted in every state of the bounded search (sound, and it prunes). A run
-            # of witnesses alone uses proofs only when they are cached.
+            # Induction assumes every invariant of the suite, so it runs over the whole suite. Its first
+            # layer (what the incremental solver proves alone) is asserted in every state of the bounded
+            # search (sound, and it prunes); the second layer, the slower proofs, runs in one of the search's
+            # processes meanwhile. A run of witnesses alone uses proofs only when they are cached.
             if invariants:
                 self.progress("proving invariants by induction")
                 try:
-                    proved = induction.prove_suite(self._suite)
+                    induction.prove_quick(self._suite)
                 except Stopped:  # the run's time limit: nothing proved, nothing cached
-                    proved = set()
+                    induction.quick, induction.open, induction.proved = set(), set(), set()
                     for p in invariants:
                         induction.notes[p.name] = "proof stopped by the run's time limit (--timeout)"
+                if induction.open:
+                    side.append(_SlowProof(induction, lambda: self._proved(invariants, induction, results)))
             else:
-                proved = induction.cached_suite(self._suite) or set()
-            lemmas = induction.lemmas(proved, self._suite)
-            for p in invariants:
-                if p.name in proved:
-                    for c in p.checks:
-                        seconds = induction.seconds.get(p.name, 0.0)
-                        r = Result(p.name, c.label, p.kind, "holds", self.depth, seconds, "k-induction", proved=True)
-                        r.note = "proved for all depths" + (" (cached proof)" if induction.from_cache else "")
-                        results[(p.name, c.label)] = r
-                        self._settle(r)
-        rest = [p for p in props if p.name not in proved]
+                induction.cached_suite(self._suite)
+            lemmas = induction.lemmas(induction.quick, self._suite)
+            self._proved(invariants, induction, results)
+        later = set(induction.open)  # settled by the slow proof first; searched only if it does not prove them
+        rest = [p for p in props if p.name not in induction.proved and p.name not in later]
         bmc = BMC(self.ts, self.solver, self.rlimit, lemmas, self.deadline, self.workers, self.property_timeout)
         self.progress(f"bounded search of {sum(len(p.checks) for p in rest)} goal(s) to depth {self.depth}")
-        for r in bmc.run(rest, self.depth, self._depth, lambda r: self._bmc_result(r, induction, bmc.used)):
+        hear = lambda r: self._bmc_result(r, induction, bmc.used)  # noqa: E731
+        for r in bmc.run(rest, self.depth, self._depth, hear, side):
+            results[(r.prop, r.case)] = r
+        unproved = [p for p in invariants if p.name in later and p.name not in induction.proved]
+        for r in bmc.run(unproved, self.depth, self._depth, hear):
             results[(r.prop, r.case)] = r
         by_prop = {p.name: p for p in props}
         missing = [r for r in results.values() if r.kind == "sometimes" and r.verdict in ("not-found", "unknown")]
@@ -230,6 +242,20 @@ class Checker:
         if missing and self.simulate:
             self._simulate(missing, by_prop)
             for r in missing:
+                self._settle(r)
+
+    def _proved(self, invariants: list[Property], induction: Induction, results: dict[tuple[str, str], Result]) -> None:
+        """Settle the invariants induction has proved so far (each once)."""
+        for p in invariants:
+            if p.name not in induction.proved:
+                continue
+            for c in p.checks:
+                if (p.name, c.label) in results:
+                    continue
+                seconds = induction.seconds.get(p.name, 0.0)
+                r = Result(p.name, c.label, p.kind, "holds", self.depth, seconds, "k-induction", proved=True)
+                r.note = "proved for all depths" + (" (cached proof)" if induction.from_cache else "")
+                results[(p.name, c.label)] = r
                 self._settle(r)
 
     # -- witnesses beyond the bound -----------------------------------------------------------
@@ -315,6 +341,21 @@ class Checker:
         }
         write_trace(path, self.ts, r.trace, meta)
         r.trace_path = str(path)
+
+
+class _SlowProof(SideJob):
+    """The second layer of the induction proof, run in one of the bounded search's processes."""
+
+    def __init__(self, induction: Induction, then: Callable[[], None]):
+        self.induction = induction
+        self.then = then
+
+    def run(self) -> Any:
+        return self.induction.prove_slow()
+
+    def done(self, value: Any) -> None:
+        self.induction.finish(value)
+        self.then()
 
 
 def interrupted_report(rules: Rules, props: list[Property], depth: int, seconds: float) -> Report:

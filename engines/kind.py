@@ -79,13 +79,16 @@ class Induction:
     ):
         self.ts = system
         self.deadline = deadline  # a time limit the user set (time.monotonic()); past it, Stopped
-        self.quick = int(QUICK_RLIMIT * rlimit_scale)
+        self.quick_limit = int(QUICK_RLIMIT * rlimit_scale)
         self.case_limit = int(CASE_RLIMIT * rlimit_scale)
         self.notes: dict[str, str] = {}
         self.seconds: dict[str, float] = {}
         self.queries = 0
         self.cache = ProofCache(cache) if cache is not None else None
         self.proved: set[str] = set()
+        self.quick: set[str] = set()  # proved by the first layer alone: the bounded search's lemmas
+        self.open: set[str] = set()  # left by the first layer to the second (prove_slow)
+        self._candidates: list[Property] = []
         self.from_cache = False
         self._suite: list[Property] = []
         self._pre = system.sym_state("@i0")
@@ -190,8 +193,13 @@ class Induction:
         inductive on their own. Then the rest, with the first layer as lemmas, each property's
         remaining facts asked at once by the case split on fresh solvers (again to a fixpoint)."""
         quick, slow = self._quick_layer(candidates, lemmas)
+        return quick | self._slow_layer(candidates, lemmas, quick, slow)
+
+    def _slow_layer(self, candidates: list[Property], lemmas: list[Any], quick: set[str], slow: set[str]) -> set[str]:
+        """Of the invariants the quick layer left open (`slow`), those inductive together with the quick
+        layer as lemmas, each property's facts asked at once by the case split (to a fixpoint)."""
         if not slow:
-            return quick
+            return set()
         layer = lemmas + self._state_facts(candidates, quick)
         rest = [p for p in candidates if p.name in slow]
         active = {p.name for p in rest}
@@ -210,7 +218,7 @@ class Induction:
             if not failed:
                 break
             active -= failed
-        return quick | active
+        return active
 
     def _quick_layer(self, candidates: list[Property], lemmas: list[Any]) -> tuple[set[str], set[str]]:
         """The invariants proved by the incremental solver alone (certified), and those it left open."""
@@ -221,7 +229,7 @@ class Induction:
         while True:
             assume = lemmas + self._state_facts(candidates, active)
             solver = z3.SolverFor("QF_BV")
-            solver.set("rlimit", self.quick)
+            solver.set("rlimit", self.quick_limit)
             solver.add(st.relation, *assume)
             failed, open_ = set(), set()
             for p in candidates:
@@ -260,37 +268,82 @@ class Induction:
         if self.cache is None:
             return None
         cached = self.cache.get(self.cache.key(self.ts.rules, invariants))
-        if cached is None:
+        if cached is None or not isinstance(cached.get("quick"), list):
             return None
         self._suite = invariants
         self.from_cache = True
-        self.proved = set(cached["proved"]) & {p.name for p in invariants}
+        names = {p.name for p in invariants}
+        self.proved = set(cached["proved"]) & names
+        self.quick = set(cached["quick"]) & self.proved
+        self.open = set()
         self.notes.update(cached.get("notes", {}))
         return self.proved
 
     def prove_suite(self, props: list[Property]) -> set[str]:
         """The names of the invariants proved for all depths (from the cache when this rule set, suite
         and model version were proved before)."""
-        cached = self.cached_suite(props)
-        if cached is not None:
-            return cached
+        self.prove_quick(props)
+        if self.open:
+            self.finish(self.prove_slow())
+        return self.proved
+
+    def prove_quick(self, props: list[Property]) -> set[str]:
+        """The first layer of the proof of the suite (`quick`): the invariants the incremental solver proves
+        on its own, certified. Those it left open (`open`) are for `prove_slow`, which may run in another
+        process meanwhile; `finish` records its outcome. From the cache, everything is known at once."""
+        if self.cached_suite(props) is not None:
+            return self.quick
         invariants = [p for p in props if p.kind == "always"]
         self._suite = invariants
-        candidates = []
+        self._candidates = []
         for p in invariants:
             t0 = time.perf_counter()
             if self._base(p):
-                candidates.append(p)
+                self._candidates.append(p)
             else:
                 self.notes[p.name] = "fails in the initial state or the first step"
             self.seconds[p.name] = time.perf_counter() - t0
-        self.proved = self._inductive(candidates, [])
-        self._tick()  # a question cut short by the time limit proves nothing: never cache its outcome
+        self.quick, self.open = self._quick_layer(self._candidates, [])
+        self.proved = set(self.quick)
+        self._tick()  # a question cut short by the time limit proves nothing
+        if not self.open:
+            self.finish(set())
+        return self.quick
+
+    def prove_slow(self) -> tuple[set[str], dict[str, str], dict[str, float], bool]:
+        """The second layer, for the invariants `prove_quick` left open: what it proved, the notes and
+        seconds of each, and whether it was stopped by the time limit (then nothing is proved)."""
+        try:
+            proved = self._slow_layer(self._candidates, [], self.quick, self.open)
+            self._tick()
+        except Stopped:
+            return set(), {}, {}, True
+        names = self.open
+        return (
+            proved,
+            {n: v for n, v in self.notes.items() if n in names},
+            {n: v for n, v in self.seconds.items() if n in names},
+            False,
+        )
+
+    def finish(self, slow: tuple[set[str], dict[str, str], dict[str, float], bool] | set[str]) -> None:
+        """Record the second layer's outcome (from `prove_slow`, here or in another process) and cache the
+        proof of the suite, unless a time limit cut it short."""
+        if isinstance(slow, set):
+            slow = (slow, {}, {}, False)
+        proved, notes, seconds, stopped = slow
+        self.notes.update(notes)
+        self.seconds.update(seconds)
+        if stopped:
+            for name in self.open:
+                self.notes[name] = "proof stopped by the run's time limit (--timeout)"
+            self.open = set()
+            return
+        self.proved = self.quick | proved
+        self.open = set()
         if self.cache is not None:
-            self.cache.put(
-                self.cache.key(self.ts.rules, invariants), {"proved": sorted(self.proved), "notes": self.notes}
-            )
-        return self.proved
+            entry = {"proved": sorted(self.proved), "quick": sorted(self.quick), "notes": self.notes}
+            self.cache.put(self.cache.key(self.ts.rules, self._suite), entry)
 
     def prove_negation(self, check: Check, suite: list[Property]) -> bool:
         """Whether a witness is unreachable: its negation holds in every reachable state (every step).

@@ -174,7 +174,7 @@ def _select(names: tuple[str, ...]) -> list[Any]:
 @click.option(
     "--rules",
     "rules_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="A TOML file of rule parameters, or a preset's name (duelcheck presets lists them).",
 )
 @click.option("--depth", type=click.IntRange(0, 200), default=None, help="Bound for bounded model checking.")
@@ -559,7 +559,7 @@ def diff_cmd(rules_a: str, rules_b: str, depth: int, names: tuple[str, ...], no_
 
 @main.command()
 @click.argument("trace_file", type=click.Path(dir_okay=False))
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the trace).")
+@click.option("--rules", "rules_file", type=click.Path(), help="Rules (default: those in the trace).")
 @click.option("--from", "first", type=click.IntRange(0, None), default=0, help="The first step shown.")
 @click.option("--to", "last", type=click.IntRange(0, None), default=None, help="The last step shown.")
 @click.option(
@@ -641,7 +641,7 @@ def to_log(trace_file: str, out_file: str | None, first: int) -> None:
 
 @main.command("replay")
 @click.argument("plays", nargs=-1, required=True, type=click.Path())
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="Rules (default: those in the file).")
+@click.option("--rules", "rules_file", type=click.Path(), help="Rules (default: those in the file).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--junit", "junit", type=click.Path(dir_okay=False), help="Also write a JUnit XML report here.")
 @_guard
@@ -803,7 +803,7 @@ GRAPHVIZ_HINT = "install Graphviz (apt-get install graphviz; brew install graphv
 @click.option(
     "--rules",
     "rules_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="A TOML file of rule parameters, or a preset's name (duelcheck presets lists them).",
 )
 @click.option(
@@ -925,7 +925,7 @@ def sweep_cmd(
 
 
 @main.command("export")
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False), help="TOML file of rule parameters.")
+@click.option("--rules", "rules_file", type=click.Path(), help="TOML file of rule parameters.")
 @click.option(
     "--property",
     "label",
@@ -978,7 +978,7 @@ def export_cmd(rules_file: str | None, label: str, fmt: str, depth: int | None, 
 @click.option(
     "--rules",
     "rules_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="A TOML file of rule parameters, or a preset's name (duelcheck presets lists them).",
 )
 @click.option("--depth", type=click.IntRange(0, 200), default=12, show_default=True, help="Bound of the search.")

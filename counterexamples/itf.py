@@ -162,6 +162,9 @@ def field_range(spec: FieldSpec) -> tuple[int | None, int | None]:
 def read_state_fields(ts: TransitionSystem, raw: dict[str, Any], where: str, rd: _Reader) -> dict[Key, Any]:
     values: dict[Key, Any] = {}
     for spec in ts.fields:
+        if spec.name not in raw and spec.ghost:  # the property layer's history: a trace may leave it out
+            values.update({key: spec.zero() for key in spec.cells()})
+            continue
         if spec.name not in raw:
             raise rd.fail(f"{where}.{spec.name}", "the field (every model variable is in every state)")
         lo, hi = field_range(spec)

@@ -152,7 +152,7 @@ def check_play(ts: TransitionSystem, trace: Trace) -> Report:
             break
         diffs = [
             (show_key(key), out.state.v[key], step.state.v[key])
-            for key in ts.keys
+            for key in ts.game_keys  # the game's state: the property layer's history is no engine's business
             if out.state.v[key] != step.state.v[key]
         ]
         reports.append(StepReport(i, step.action, step.params, True, clause, None, diffs, actor(model, step.action)))

@@ -235,7 +235,7 @@ def _flags(ts: Any, pre: Any) -> list[tuple[str, Any]]:
     """The Boolean flags of the state before the step, in the words of their fields (the per-player ones
     for the turn player and the opponent)."""
     out: list[tuple[str, Any]] = []
-    for spec in ts.fields:
+    for spec in ts.game_fields:
         if spec.sort != "bool":
             continue
         if spec.dims == ():

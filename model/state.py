@@ -41,6 +41,7 @@ class FieldSpec:
     doc: str
     enum: type[IntEnum] | None = None
     scale: int = 1  # ATK, DEF and LP are held in units of 100 points
+    ghost: bool = False  # history kept by the property layer (properties/history.py): no rule reads or writes it
 
     def cells(self) -> Iterator[Key]:
         for idx in itertools.product(*(range(d) for d in self.dims)):

@@ -56,11 +56,20 @@ class SymStep:
 
 
 class TransitionSystem:
-    def __init__(self, rules: Rules):
+    def __init__(self, rules: Rules, history: Any = None):
+        """`history`: the property layer's history (properties/history.py) that every step carries along
+        beside the game state; by default the property suite's."""
+        if history is None:
+            from duelcheck.properties.history import history_for
+
+            history = history_for(rules)
         self.rules = rules
-        self.fields: tuple[FieldSpec, ...] = build_schema(rules)
+        self.history = history
+        self.fields: tuple[FieldSpec, ...] = (*build_schema(rules), *history.fields())
         self.schema: dict[str, FieldSpec] = {f.name: f for f in self.fields}
         self.keys: list[Key] = [key for f in self.fields for key in f.cells()]
+        self.game_fields: tuple[FieldSpec, ...] = tuple(f for f in self.fields if not f.ghost)
+        self.game_keys: list[Key] = [key for f in self.game_fields for key in f.cells()]
         self.actions: list[Action] = ACTIONS
         self.act_width = max(1, (len(ACTIONS) - 1).bit_length())
         self._template: SymStep | None = None
@@ -99,7 +108,9 @@ class TransitionSystem:
         finally:
             if hook is not None:
                 hook.end()
-        return Outcome(True, State(s.k, s.r, s.schema, n.v), None)
+        post = State(s.k, s.r, s.schema, n.v)
+        post.v.update(self.history.advance(s, name, dict(params), False, post))
+        return Outcome(True, post, None)
 
     def successors(self, s: State) -> Iterator[Step]:
         """Every enabled action instance and its successor (candidates filtered by the guard)."""
@@ -156,6 +167,8 @@ class TransitionSystem:
                 val = n.v[key]
                 if val is not pre.v[key]:
                     updates[key] = z3.If(act == code, val, updates[key])
+        # the property layer's history follows what the step did (the action taken, the state it made)
+        updates.update(self.history.advance(pre, act, pvars, True, State(pre.k, pre.r, pre.schema, dict(updates))))
         domains = [PARAMS[name].domain(pvars[name]) for name in PARAMS]
         frame = [post.v[key] == updates[key] for key in self.keys]
         relation = z3.And(z3.Or(*choices), z3.ULT(act, len(self.actions)), *domains, *frame)

@@ -468,7 +468,15 @@ always(
     "first-turn-no-draw",
     "6.3.1",
     "The player who goes first makes no normal draw on turn 1.",
-    state(lambda s: s.k.implies(s.g("turn") == 1, s.k.not_(s.g("drew")))),
+    step(lambda s, a, t: s.k.implies(s.g("turn") == 1, s.k.not_(a.is_("normal_draw")))),
+)
+
+always(
+    "one-normal-draw-per-draw-phase",
+    "6.3.1",
+    "The turn player makes at most one normal draw in a Draw Phase (counted by the property layer: normal "
+    "draws made since the Draw Phase began).",
+    state(lambda s: s.g("h_draws") <= 1),
 )
 
 always(
@@ -501,43 +509,26 @@ always(
 )
 
 
-def _summons(s: State, a: ActionView, t: State) -> Val:
-    k, r = s.k, s.r
-    summoned = k.or_(a.is_("normal_summon"), a.is_("set_monster"))
-    return k.and_(
-        t.g("nsum") <= r.normal_summons_per_turn,
-        k.implies(summoned, k.and_(s.g("nsum") < r.normal_summons_per_turn, t.g("nsum") == s.g("nsum") + 1)),
-    )
-
-
 always(
     "normal-summon-limit",
     "6.3.5",
-    "At most the allowed number of Normal Summons or Sets per turn, counted across Main Phase 1 and 2.",
-    step(_summons),
+    "At most the allowed number of Normal Summons or Sets per turn, counted across Main Phase 1 and 2 (counted "
+    "by the property layer: Normal Summons and Sets made this turn).",
+    state(lambda s: s.g("h_summons") <= s.r.normal_summons_per_turn),
 )
 
 
-def _one_attack(s: State, a: ActionView, t: State) -> Val:
-    k = s.k
-    tp = s.tp
-    z = a.p("zone")
-    fresh = k.implies(a.is_("declare_attack"), k.not_(s.g("m_decl", tp, z)))
-    kept = [
-        k.implies(
-            k.and_(s.g("turn") == t.g("turn"), s.g("m_occ", p, y), t.g("m_occ", p, y), s.g("m_decl", p, y)),
-            t.g("m_decl", p, y),
-        )
-        for p, y in zones(s, "m_occ")
-    ]
-    return k.and_(fresh, *kept)
+def _one_attack(s: State) -> Val:
+    # read from the property layer's history (properties/history.py), not from the rule's own flag
+    return s.k.and_(*(s.g("h_attacks", p, z) <= 1 for p, z in zones(s, "m_occ")))
 
 
 always(
     "one-attack-declaration-per-monster",
     "6.3.4.2, 6.3.4.2.1",
-    "A monster declares at most one attack per turn; stopping on a replay still counts as declared.",
-    step(_one_attack),
+    "A monster declares at most one attack per turn; stopping on a replay still counts as declared (counted "
+    "by the property layer: attacks declared this turn by the monster in each zone).",
+    state(_one_attack),
 )
 
 
@@ -1020,6 +1011,23 @@ always(
     "seed 000 (winning)",
     "Once a player has won, nothing more happens.",
     step(lambda s, a, t: s.g("winner") == 0),
+)
+
+
+def _bookkeeping(s: State) -> Val:
+    k = s.k
+    draws = k.implies(s.is_phase(Phase.DRAW), s.g("drew") == (s.g("h_draws") >= 1))
+    attacks = [s.g("m_decl", p, z) == (s.g("h_attacks", p, z) >= 1) for p, z in zones(s, "m_occ")]
+    counts = [s.g("h_draws") >= 0, *(s.g("h_attacks", p, z) >= 0 for p, z in zones(s, "m_occ"))]
+    return k.and_(s.g("nsum") == s.g("h_summons"), draws, *attacks, *counts)
+
+
+always(
+    "bookkeeping-matches-history",
+    "6.3.1, 6.3.4.2, 6.3.5",
+    "The rules' own bookkeeping agrees with what happened, as the property layer counts it: the Normal Summons "
+    "and Sets made this turn, the normal draw in the Draw Phase, and each monster's attack declared this turn.",
+    state(_bookkeeping),
 )
 
 

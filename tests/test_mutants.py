@@ -92,6 +92,9 @@ GUARD_MUTANTS = [
     ),
     ("a card that can only be activated at an attack declaration", "activation-timing", "attack-negation", Rules(), 4),
     ("duel_over", "nothing-after-the-duel", "", Rules(first_turn_battle=True, starting_lp=100), 12),
+    # read from the property layer's history (properties/history.py), not from the flag the rule keeps
+    ("draws only one card in the Draw Phase", "one-normal-draw-per-draw-phase", "", Rules(first_turn_draw=True), 3),
+    ("Normal Summon or Set per turn", "normal-summon-limit", "", Rules(), 5),
 ]
 
 

@@ -1,0 +1,103 @@
+"""History kept by the property layer: counters of what happened, carried beside the game state.
+
+A rule enforces itself with flags of its own (`drew`, `nsum`, `m_decl`); a property that read those flags
+could not notice the rule being wrong, since it would read what the rule wrote. The counters here are
+written by no rule: after every step, concrete or symbolic alike, each is advanced from what the step did
+(the action taken, by whom, and the state it made), the way a judge keeps count while watching. A property
+reads them as state fields (`s.g("h_draws")`); no rule reads them. They are part of the state the engines
+search and prove over, written to ITF traces beside the game's fields, and never compared with an engine's
+observed state (conformance replay reads the game alone).
+
+Each counter saturates at its top value, so it never wraps around.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from duelcheck.model.cards import Phase
+from duelcheck.model.kit import Val
+from duelcheck.model.state import FieldSpec, Key, State
+from duelcheck.properties.catalog import ActionView
+from duelcheck.rules import Rules
+
+Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
+
+
+@dataclass(frozen=True)
+class Counter:
+    """A ghost field: its spec, and the value of each cell after a step, from the state before (`pre`,
+    holding the counter's old value), the action and the state the rules made (`post`)."""
+
+    spec: FieldSpec
+    advance: Advance
+
+
+def _bump(s: State, old: Val, by: Val, top: int) -> Val:
+    """old + 1 when `by` holds (saturating at `top`), else old."""
+    k = s.k
+    return k.ite(by, k.ite(old >= top, old, old + 1), old)
+
+
+def _draws(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.1: the normal draws made in this Draw Phase (0 outside a Draw Phase)
+    k = s.k
+    same = k.and_(s.g("turn") == t.g("turn"), s.is_phase(Phase.DRAW))
+    return k.ite(t.is_phase(Phase.DRAW), _bump(s, k.ite(same, s.g("h_draws"), 0), a.is_("normal_draw"), 7), 0)
+
+
+def _summons(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.5: the Normal Summons and Sets the turn player has made this turn
+    k = s.k
+    old = k.ite(s.g("turn") == t.g("turn"), s.g("h_summons"), 0)
+    return _bump(s, old, k.or_(a.is_("normal_summon"), a.is_("set_monster")), 127)
+
+
+def _attacks(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.2: the attacks declared this turn by the monster now in this zone (a zone left empty starts again)
+    k = s.k
+    p, z = idx
+    stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
+    old = k.ite(stays, s.g("h_attacks", p, z), 0)
+    declared = k.and_(a.is_("declare_attack"), s.tp == p, a.p("zone") == z)
+    return _bump(s, old, declared, 3)
+
+
+class History:
+    """The counters the property suite keeps (`fields`), and how a step advances them (`advance`)."""
+
+    def __init__(self, counters: list[Counter]):
+        self.counters = counters
+
+    def fields(self) -> tuple[FieldSpec, ...]:
+        return tuple(c.spec for c in self.counters)
+
+    def advance(self, pre: State, act: Any, params: dict[str, Any], symbolic: bool, post: State) -> dict[Key, Val]:
+        """The counters' values after a step: `act` is the action's name (concrete) or its code variable
+        (symbolic), `post` the state the rules made (its counters still the old ones)."""
+        view = ActionView(act, params, symbolic)
+        return {key: c.advance(pre, view, post, key[1:]) for c in self.counters for key in c.spec.cells()}
+
+
+def _spec(name: str, dims: tuple[int, ...], width: int, doc: str) -> FieldSpec:
+    return FieldSpec(name, dims, "int", width, doc, ghost=True)
+
+
+ATTACKS_DOC = "attacks declared this turn by this monster (history, 6.3.4.2)"
+
+
+def history_for(rules: Rules) -> History:
+    """The property suite's counters, shaped by the rules (a counter per Monster Zone)."""
+    monster_zones = rules.monster_zones
+    return History(
+        [
+            Counter(_spec("h_draws", (), 4, "normal draws made in this Draw Phase (history, 6.3.1)"), _draws),
+            Counter(_spec("h_summons", (), 8, "Normal Summons and Sets made this turn (history, 6.3.5)"), _summons),
+            Counter(
+                _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),
+                _attacks,
+            ),
+        ]
+    )

@@ -182,8 +182,10 @@ class BMC:
         deadline: float | None = None,
         workers: int = 1,
         property_timeout: float | None = None,
+        together: bool = False,
     ):
         self.ts = system
+        self.together = together  # every goal in one group: one unrolling, each question asks for any goal
         self.property_timeout = property_timeout  # seconds each goal may be searched (from its group's start)
         self.workers = max(1, workers)
         self.solver = solver
@@ -193,11 +195,13 @@ class BMC:
         self.questions = 0
         self.used = ""
 
-    @staticmethod
-    def groups(goals: list[Goal]) -> list[list[int]]:
+    def groups(self, goals: list[Goal]) -> list[list[int]]:
         """The goals searched together: the cases of one property share one unrolling and one solver (a
-        question asks for any of them). The grouping depends on the goals alone, never on the number of
-        processes or their timing, so the questions asked, and so the traces, are the same on every run."""
+        question asks for any of them); with `together`, every goal does (the first depth at which any goal
+        is reached). The grouping depends on the goals alone, never on the number of processes or their
+        timing, so the questions asked, and so the traces, are the same on every run."""
+        if self.together:
+            return [list(range(len(goals)))] if goals else []
         by_prop: dict[str, list[int]] = {}
         for i, g in enumerate(goals):
             by_prop.setdefault(g.prop.name, []).append(i)

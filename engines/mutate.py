@@ -495,7 +495,8 @@ def baseline(rules: Rules, depth: int, lemmas: list[str], solver: str = "auto") 
     if S.MUTATION is not None:
         raise InternalError("the baseline is the rules as written, with no mutant active")
     witnesses = [p for p in PROPERTIES if p.kind == "sometimes"]
-    results = BMC(TransitionSystem(rules), solver, None, lemma_checks(lemmas), None, 1).run(witnesses, depth)
+    bmc = BMC(TransitionSystem(rules), solver, None, lemma_checks(lemmas), None, 1, together=True)
+    results = bmc.run(witnesses, depth)
     return {r.label: r.length for r in results if r.verdict == "found" and r.length is not None}
 
 
@@ -518,7 +519,7 @@ def _probe(ts: Any, invariants: list[Any], bound: int, solver: str, deadline: fl
             raise _Enough
 
     try:
-        results = BMC(ts, solver, None, [], deadline, 1).run(invariants, bound, events, heard)
+        results = BMC(ts, solver, None, [], deadline, 1, together=True).run(invariants, bound, events, heard)
     except _Enough:
         return kills
     return [r for r in results if r.verdict == "violated"]

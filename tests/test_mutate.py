@@ -190,8 +190,12 @@ def test_dropping_no_draw_on_turn_1_is_killed_by_first_turn_no_draw_in_one_step(
     m = mu.mutant_by_id("drop:normal_draw:3")
     assert m.reason == NO_TURN_1_DRAW
     got = mu.kill(Rules(), m, 2, {}, prove=False)
-    # killed at once (by well-formed, the first of the suite that notices; first-turn-no-draw does too, below)
-    assert (got["status"], got["kill_kind"], got["length"]) == ("killed", "violated", 1)
+    assert (got["status"], got["killed_by"], got["kill_kind"], got["length"]) == (
+        "killed",
+        "first-turn-no-draw",
+        "violated",
+        1,
+    )
     # the kill's trace is real under the mutant, and the rules as written refuse its step
     from duelcheck.engines.bmc import BMC
 

@@ -505,7 +505,8 @@ class _Enough(Exception):
 
 
 def _probe(ts: Any, invariants: list[Any], bound: int, solver: str, deadline: float | None) -> list[Any]:
-    """Stage 1: the violations of the invariants at the first depth (up to `bound`) that has any."""
+    """Stage 1: the violations of the invariants at the first depth (up to `bound`) that has any; when there is
+    none, every invariant's result (holds up to the bound, or unknown where the solver gave no answer)."""
     from duelcheck.engines.bmc import BMC
 
     kills: list[Any] = []
@@ -522,7 +523,7 @@ def _probe(ts: Any, invariants: list[Any], bound: int, solver: str, deadline: fl
         results = BMC(ts, solver, None, [], deadline, 1, together=True).run(invariants, bound, events, heard)
     except _Enough:
         return kills
-    return [r for r in results if r.verdict == "violated"]
+    return results
 
 
 def _first(r: Any) -> tuple[int, bool, str]:
@@ -578,7 +579,10 @@ def kill(
         ts = TransitionSystem(rules)
         try:
             probe = min(depth, PROBE_DEPTH)
-            kills = [r for r in _probe(ts, invariants, probe, solver, deadline) if _certified(ts, r)]
+            probed = _probe(ts, invariants, probe, solver, deadline)
+            kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
+            # what the probe left open: no answer, or a violation the concrete interpreter does not confirm
+            unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
             if kills:
                 best = min(kills, key=_first)
                 return {
@@ -590,7 +594,17 @@ def kill(
                     + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
                     "verdicts": {r.label: f"violated ({r.length})" for r in kills},
                 }
-            props = (invariants if prove or depth > probe else []) + _witnesses(found)
+            searched = prove or depth > probe  # the invariants are checked again below, fully
+            if unsure and not searched:
+                return {
+                    "status": "unknown",
+                    "killed_by": None,
+                    "kill_kind": None,
+                    "length": None,
+                    "note": f"no verdict for {', '.join(unsure)} up to {probe} steps",
+                    "verdicts": {label: "unknown" for label in unsure},
+                }
+            props = (invariants if searched else []) + _witnesses(found)
             results = []
             if props:
                 checker = Checker(

@@ -207,6 +207,15 @@ def test_dropping_no_draw_on_turn_1_is_killed_by_first_turn_no_draw_in_one_step(
     assert not TransitionSystem(Rules()).apply(TransitionSystem(Rules()).init(), "normal_draw", {}).ok
 
 
+def test_a_probe_without_an_answer_is_unknown_never_survived() -> None:
+    """A time limit the probe cannot meet leaves the mutant unknown; with no other search after the probe
+    (no proofs, a bound within the probe's), it must not read as a survivor."""
+    m = mu.mutant_by_id("drop:normal_draw:3")
+    got = mu.kill(Rules(), m, 2, {}, prove=False, timeout=1e-6)
+    assert got["status"] == "unknown", got
+    assert got["verdicts"] and set(got["verdicts"].values()) == {"unknown"}
+
+
 # -- the store: a killed run resumes ------------------------------------------------------------------------------
 
 

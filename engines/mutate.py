@@ -120,14 +120,10 @@ def first_turn_draws(s: Any) -> Any:
 
 
 def summon_without_limit(s: Any, a: Any, n: Any) -> None:
-    """6.3.5 without the limit of one Normal Summon or Set per turn."""
-    k, tp = s.k, s.tp
-    R.require_open_main(s, n)
-    n.require(s.g("hand", tp) > 0, "no card")
-    n.require(k.and_(k.one_of(a.atk, R.STAT_VALUES), k.one_of(a.defv, R.STAT_VALUES)), "stats")
-    n.add("hand", tp, -1)
-    n.add("nsum", 1)
-    R.place_monster(n, tp, a.atk, a.defv, False, True)
+    """6.3.5 without the limit of one Normal Summon or Set per turn: the rule as written, with a limit no turn
+    reaches (everything else about a Normal Summon unchanged)."""
+    lifted = type(s)(s.k, s.r.model_copy(update={"normal_summons_per_turn": 127}), s.schema, s.v)
+    R.summon_or_set(lifted, a, n, defense=False, up=True)
 
 
 def set_face_down_attack(s: Any, a: Any, n: Any) -> None:

@@ -679,11 +679,7 @@ class _Board:
         for j, link in enumerate(b.chain):
             self.link(v, link, f"board.chain[{j}]")
         # the property layer's history (properties/history.py), as the board tells what happened this turn
-        v[("h_summons",)] = b.normal_summons
-        v[("h_draws",)] = int(phase == Phase.DRAW and bool(v[("drew",)]))
-        for key in ts.keys:
-            if key[0] == "h_attacks":
-                v[key] = int(bool(v[("m_decl", *key[1:])]))
+        v.update(ts.history.told(concrete_state(r, ts.schema, v)))
         state = concrete_state(r, ts.schema, v)
         from duelcheck.properties.catalog import well_formed_facts
 

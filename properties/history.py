@@ -28,11 +28,13 @@ Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
 
 @dataclass(frozen=True)
 class Counter:
-    """A ghost field: its spec, and the value of each cell after a step, from the state before (`pre`,
-    holding the counter's old value), the action and the state the rules made (`post`)."""
+    """A ghost field: its spec; the value of each cell after a step, from the state before (`pre`, holding
+    the counter's old value), the action and the state the rules made (`post`); and its value on a board
+    that starts a duel log midway (`told`), from what the board says happened this turn."""
 
     spec: FieldSpec
     advance: Advance
+    told: Callable[[State, tuple[int, ...]], int]
 
 
 def _bump(s: State, old: Val, by: Val, top: int) -> Val:
@@ -80,6 +82,11 @@ class History:
         view = ActionView(act, params, symbolic)
         return {key: c.advance(pre, view, post, key[1:]) for c in self.counters for key in c.spec.cells()}
 
+    def told(self, board: State) -> dict[Key, Val]:
+        """The counters of a board (a concrete state whose counters are not known yet), from what it says
+        happened this turn."""
+        return {key: c.told(board, key[1:]) for c in self.counters for key in c.spec.cells()}
+
 
 def _spec(name: str, dims: tuple[int, ...], width: int, doc: str) -> FieldSpec:
     return FieldSpec(name, dims, "int", width, doc, ghost=True)
@@ -93,11 +100,20 @@ def history_for(rules: Rules) -> History:
     monster_zones = rules.monster_zones
     return History(
         [
-            Counter(_spec("h_draws", (), 4, "normal draws made in this Draw Phase (history, 6.3.1)"), _draws),
-            Counter(_spec("h_summons", (), 8, "Normal Summons and Sets made this turn (history, 6.3.5)"), _summons),
+            Counter(
+                _spec("h_draws", (), 4, "normal draws made in this Draw Phase (history, 6.3.1)"),
+                _draws,
+                lambda b, idx: int(b.g("phase") == Phase.DRAW and bool(b.g("drew"))),
+            ),
+            Counter(
+                _spec("h_summons", (), 8, "Normal Summons and Sets made this turn (history, 6.3.5)"),
+                _summons,
+                lambda b, idx: int(b.g("nsum")),
+            ),
             Counter(
                 _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),
                 _attacks,
+                lambda b, idx: int(bool(b.g("m_decl", *idx))),
             ),
         ]
     )

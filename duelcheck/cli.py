@@ -878,9 +878,8 @@ def sweep_cmd(
 ) -> None:
     """Check every rule set of a grid file against its properties, one cell at a time on Dask, each result kept
     in a SQLite store; print the matrix of rule sets against properties (read from the store)."""
-    import os
-
     from duelcheck import sweep as sw
+    from duelcheck.engines.checker import default_workers
 
     grid = sw.load_grid(grid_file)
     if scheduler is not None:
@@ -889,7 +888,7 @@ def sweep_cmd(
         sw.check_address(scheduler)
     if svg_file is not None:
         _check_writable(Path(svg_file), "--svg")
-    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    n_workers = workers if workers is not None else default_workers()
     display = sw.Display(sys.stderr.isatty(), scheduler, n_workers)
     try:
         outcome = sw.run(
@@ -1123,18 +1122,18 @@ def mutate_cmd(
     """Mutation analysis of the rules against the property suite: each guard of each action dropped or negated,
     and the hand-made rule bugs; equivalent mutants (redundant guards) proved, the others checked by the engines
     on Dask, each result kept in a SQLite store; print the score, the survivors and the redundant guards."""
-    import os
     import time
 
     from duelcheck import sweep as sw
     from duelcheck.engines import mutate as mu
+    from duelcheck.engines.checker import default_workers
 
     if scheduler is not None:
         if workers is not None:
             raise InputError("--workers: sizes the local cluster; not with --scheduler")
         sw.check_address(scheduler)
     mutants, excluded = mu.select_mutants(only, kinds or mu.KINDS, limit)
-    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    n_workers = workers if workers is not None else default_workers()
     where = f"the scheduler {scheduler}" if scheduler else f"a local cluster of {n_workers} worker(s)"
     started = time.monotonic()
 

@@ -594,8 +594,7 @@ def run(
     as it finishes. Ctrl-C (a KeyboardInterrupt, or the command line's recorded SIGINT) cancels what is still
     running and returns with `.interrupted` set: every result that finished is in the store. The local cluster
     starts its workers by spawning: a script that calls this needs the `if __name__ == "__main__":` guard."""
-    import os
-
+    from duelcheck.engines.checker import default_workers
     from duelcheck.interrupts import interrupted as sigint_seen
 
     started = time.monotonic()
@@ -603,7 +602,7 @@ def run(
         grid = load_grid(grid)
     if scheduler is not None:
         scheduler = check_address(scheduler)
-    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    n_workers = workers if workers is not None else default_workers()
     db = Store(store)
     try:
         version = model_version()

@@ -383,22 +383,12 @@ class Induction:
             return z3.BoolVal(v) if isinstance(v, bool) else v
 
         # the base: no play of at most k steps from the start reaches the witness
-        first = self.ts.sym_state(f"@kb{k}_0")
-        chain, pre = [], first
-        for i in range(1, k + 1):
-            st = self.ts.sym_step(pre, f"@kb{k}_{i}")
-            chain.append((pre, st))
-            pre = st.post
-        base = [self.ts.sym_init(first), *(st.relation for _, st in chain), z3.Or(*(hit(p, st) for p, st in chain))]
-        if self._fresh(base) != z3.unsat:
+        chain = self._path(f"@kb{k}", k)
+        base = [self.ts.sym_init(chain[0][0]), *(st.relation for _, st in chain)]
+        if self._fresh([*base, z3.Or(*(hit(p, st) for p, st in chain))]) != z3.unsat:
             return False
         # the step: k steps without the witness, then one with it
-        s0 = self.ts.sym_state(f"@ks{k}_0")
-        steps, pre = [], s0
-        for i in range(1, k + 2):
-            st = self.ts.sym_step(pre, f"@ks{k}_{i}")
-            steps.append((pre, st))
-            pre = st.post
+        steps = self._path(f"@ks{k}", k + 1)
         assume = [c for p, st in steps for c in (*facts(p), st.relation)]
         assume += [z3.Not(hit(p, st)) for p, st in steps[:-1]]
         last_pre, last = steps[-1]
@@ -406,6 +396,16 @@ class Induction:
         if self._fresh(question) != z3.unsat:
             return False
         return solve_cases(question, [[z3.BoolVal(True)]], self.case_limit, deadline=self.deadline) == UNSAT
+
+    def _path(self, tag: str, n: int) -> list[tuple[Any, SymStep]]:
+        """n symbolic steps in a row from a free state: each step with the state it leaves."""
+        out: list[tuple[Any, SymStep]] = []
+        pre = self.ts.sym_state(f"{tag}_0")
+        for i in range(1, n + 1):
+            st = self.ts.sym_step(pre, f"{tag}_{i}")
+            out.append((pre, st))
+            pre = st.post
+        return out
 
     def lemmas(self, proved: set[str], props: list[Property]) -> list[Check]:
         """The state checks of proved invariants: true in every reachable state, so usable as lemmas."""

@@ -966,9 +966,8 @@ def run(
     mutant), cache (the proof cache folder for the lemmas of the rules as written), lemma_suite (the
     invariants proved as lemmas; default the whole suite). The preparation (lemmas and baseline) runs first,
     as one task, unless the store holds it. Ctrl-C cancels what is running and returns with `.interrupted`."""
-    import os
-
     from duelcheck import sweep
+    from duelcheck.engines.checker import default_workers
     from duelcheck.interrupts import interrupted as sigint_seen
 
     started = time.monotonic()
@@ -976,7 +975,7 @@ def run(
     rules = Rules()
     if scheduler is not None:
         scheduler = sweep.check_address(scheduler)
-    n_workers = workers if workers is not None else max(1, os.cpu_count() or 1)
+    n_workers = workers if workers is not None else default_workers()
     timeout = sweep.CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
     db = Store(store)
     try:

@@ -166,7 +166,7 @@ def negated_link_still_resolves(s: Any, a: Any, n: Any) -> None:
     top = s.g("chain_len") - 1
     v = dict(s.v)
     for i in range(s.r.chain_links):
-        v[("c_neg", i)] = s.k.and_(s.g("c_neg", i), top != i) if s.k.symbolic else bool(s.g("c_neg", i) and top != i)
+        v[("c_neg", i)] = s.k.and_(s.g("c_neg", i), top != i)
     R.resolve(type(s)(s.k, s.r, s.schema, v), a, n)
 
 
@@ -284,11 +284,8 @@ def guard_terms(ts: Any, action: str, tag: str = "@g") -> GuardTerms:
     hook = MutationHook(record=True)
     with hooked(hook):
         n = pre.edit()
-        S.begin_body(n, action)
-        try:
+        with S.action_body(action):
             act.body(pre, R.Params(pvars), n)
-        finally:
-            hook.end()
     assert hook.sites is not None
     sites = [GuardSite(name, i, reason_text(reason)) for name, i, reason in hook.sites]
     if len(sites) != len(n.guards):

@@ -238,12 +238,11 @@ class Rejected(Exception):
 class Builder(State):
     """A successor under construction: guarded (require) and conditional (when) writes."""
 
-    __slots__ = ("action", "base", "conds", "guards")
+    __slots__ = ("base", "conds", "guards")
 
     def __init__(self, base: State):
         super().__init__(base.k, base.r, base.schema, dict(base.v))
         self.base = base
-        self.action = ""  # the action whose body writes this successor (set by model/system.py)
         self.conds: list[Val] = []
         self.guards: list[tuple[Val, str]] = []
 
@@ -356,14 +355,19 @@ class MutationHook:
 MUTATION: MutationHook | None = None
 
 
-def begin_body(n: Builder, action: str) -> MutationHook | None:
-    """Before an action body runs on `n`: name the action on the builder and open the hook's run (if any).
-    The caller ends the run (`hook.end()`) when the body returns or raises."""
-    n.action = action
+@contextmanager
+def action_body(action: str) -> Iterator[None]:
+    """While an action body runs: the mutation hook's run for it (when a hook is installed), ended however
+    the body ends."""
     hook = MUTATION
-    if hook is not None:
-        hook.begin(action)
-    return hook
+    if hook is None:
+        yield
+        return
+    hook.begin(action)
+    try:
+        yield
+    finally:
+        hook.end()
 
 
 def concrete_state(r: Rules, schema: dict[str, FieldSpec], v: dict[Key, Val]) -> State:

@@ -20,7 +20,7 @@ from duelcheck.model.state import (
     Key,
     Rejected,
     State,
-    begin_body,
+    action_body,
     build_schema,
     concrete_state,
     symbolic_state,
@@ -95,9 +95,9 @@ class TransitionSystem:
         if unknown:
             return Outcome(False, None, f"{name} takes no parameter {', '.join(sorted(unknown))}")
         n = s.edit()
-        hook = begin_body(n, name)  # the mutation hook's run (model/state.py); None outside mutation analysis
         try:
-            act.body(s, Params(params), n)
+            with action_body(name):  # the mutation hook's run (model/state.py), when one is installed
+                act.body(s, Params(params), n)
         except Rejected as rej:
             full = {p: params.get(p, 0) for p in act.params}
             try:
@@ -105,9 +105,6 @@ class TransitionSystem:
             except (KeyError, IndexError, ValueError):
                 reason = rej.reason
             return Outcome(False, None, reason)
-        finally:
-            if hook is not None:
-                hook.end()
         post = State(s.k, s.r, s.schema, n.v)
         post.v.update(self.history.advance(s, name, dict(params), False, post))
         return Outcome(True, post, None)
@@ -154,12 +151,8 @@ class TransitionSystem:
         for code, a in enumerate(self.actions):
             params = Params({name: pvars[name] for name in a.params})
             n = pre.edit()
-            hook = begin_body(n, a.name)  # the same run of the mutation hook as in `apply`
-            try:
+            with action_body(a.name):  # the same run of the mutation hook as in `apply`
                 a.body(pre, params, n)
-            finally:
-                if hook is not None:
-                    hook.end()
             g = n.guard()
             unused = [self._zero(PARAMS[name], pvars[name]) for name in PARAMS if name not in a.params]
             choices.append(z3.And(act == code, g, *unused))

@@ -334,36 +334,54 @@ _COLUMNS = (
 TABLE = "cells"
 
 
+def open_store(
+    path: Path,
+    name: str,
+    what: str,
+    table: str,
+    columns: tuple[tuple[str, str], ...],
+    key: tuple[str, ...],
+    extra: tuple[str, ...] = (),
+) -> sqlite3.Connection:
+    """An SQLite file of results in WAL mode (synchronous writes: a result put is on disk), with its table
+    created if new and checked to have exactly `columns` if not, and the `extra` statements run. Anything else
+    is bad input, one line naming the file (`name`, as the user gave it) and what was expected (`what`)."""
+    if path.exists() and not path.is_file():
+        raise InputError(f"{name}: expected a {what} (an SQLite file), got a folder or a device")
+    try:
+        db = sqlite3.connect(str(path), timeout=30)
+    except sqlite3.Error as exc:
+        raise InputError(f"{name}: cannot open the {what} ({exc})") from None
+    try:
+        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()
+        db.execute("PRAGMA synchronous=FULL")
+        spec = ", ".join(f"{col} {kind}" for col, kind in columns)
+        db.execute(f"CREATE TABLE IF NOT EXISTS {table} ({spec}, PRIMARY KEY ({', '.join(key)}))")
+        for statement in extra:
+            db.execute(statement)
+        db.commit()
+        have = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+    except sqlite3.Error as exc:
+        db.close()
+        raise InputError(f"{name}: not a {what}: {exc}") from None
+    if have != [col for col, _ in columns]:
+        db.close()
+        raise InputError(f"{name}: not a {what}: its table {table!r} has other columns")
+    if mode is None or str(mode[0]).lower() != "wal":
+        db.close()
+        raise InputError(f"{name}: cannot use the {what} in WAL mode (got {mode!r})")
+    return db
+
+
 class Store:
     """The SQLite file of a sweep's results (WAL mode; the sweep's own process is its one writer). Each result
     is committed as soon as it is put, so that a sweep killed at any moment keeps every cell that finished."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        if self.path.exists() and not self.path.is_file():
-            raise InputError(f"{self.path}: expected a sweep store (an SQLite file), got a folder or a device")
-        try:
-            self.db = sqlite3.connect(str(self.path), timeout=30)
-        except sqlite3.Error as exc:
-            raise InputError(f"{self.path}: cannot open the sweep store ({exc})") from None
-        try:
-            mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()
-            self.db.execute("PRAGMA synchronous=FULL")
-            columns = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
-            self.db.execute(
-                f"CREATE TABLE IF NOT EXISTS {TABLE} ({columns}, PRIMARY KEY (rules_hash, label, model_version))"
-            )
-            self.db.commit()
-            have = [r[1] for r in self.db.execute(f"PRAGMA table_info({TABLE})")]
-        except sqlite3.Error as exc:
-            self.db.close()
-            raise InputError(f"{self.path}: not a sweep store: {exc}") from None
-        if have != [name for name, _ in _COLUMNS]:
-            self.db.close()
-            raise InputError(f"{self.path}: not a sweep store: its table {TABLE!r} has other columns")
-        if mode is None or str(mode[0]).lower() != "wal":
-            self.db.close()
-            raise InputError(f"{self.path}: cannot use the sweep store in WAL mode (got {mode!r})")
+        self.db = open_store(
+            self.path, str(self.path), "sweep store", TABLE, _COLUMNS, ("rules_hash", "label", "model_version")
+        )
 
     def get(self, rules_hash: str, label: str, version: str) -> Row | None:
         """The stored result of a cell, or None."""

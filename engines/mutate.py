@@ -59,7 +59,6 @@ import functools
 import hashlib
 import inspect
 import json
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -786,33 +785,15 @@ class Store:
     is committed as soon as it is put, so that a run killed at any moment keeps every mutant that finished."""
 
     def __init__(self, path: str | Path):
+        from duelcheck.sweep import open_store
+
         self.path = Path(path)
-        if self.path.exists() and not self.path.is_file():
-            raise InputError(f"--store {self.path}: expected an SQLite file, got a folder or a device")
-        try:
-            self.db = sqlite3.connect(str(self.path), timeout=30)
-        except sqlite3.Error as exc:
-            raise InputError(f"--store {self.path}: cannot open ({exc})") from None
-        try:
-            mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()
-            self.db.execute("PRAGMA synchronous=FULL")
-            columns = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
-            self.db.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} ({columns}, PRIMARY KEY (mutant_id, model_version))")
-            self.db.execute(
-                f"CREATE TABLE IF NOT EXISTS {PREPARED} (model_version TEXT NOT NULL, settings TEXT NOT NULL, "
-                "data TEXT NOT NULL, PRIMARY KEY (model_version, settings))"
-            )
-            self.db.commit()
-            have = [r[1] for r in self.db.execute(f"PRAGMA table_info({TABLE})")]
-        except sqlite3.Error as exc:
-            self.db.close()
-            raise InputError(f"--store {self.path}: not a mutation store: {exc}") from None
-        if have != [name for name, _ in _COLUMNS]:
-            self.db.close()
-            raise InputError(f"--store {self.path}: not a mutation store: its table {TABLE!r} has other columns")
-        if mode is None or str(mode[0]).lower() != "wal":
-            self.db.close()
-            raise InputError(f"--store {self.path}: cannot use the store in WAL mode (got {mode!r})")
+        prepared = (
+            f"CREATE TABLE IF NOT EXISTS {PREPARED} (model_version TEXT NOT NULL, settings TEXT NOT NULL, "
+            "data TEXT NOT NULL, PRIMARY KEY (model_version, settings))"
+        )
+        key = ("mutant_id", "model_version")
+        self.db = open_store(self.path, f"--store {self.path}", "mutation store", TABLE, _COLUMNS, key, (prepared,))
 
     def get(self, mutant_id: str, version: str) -> Row | None:
         names = ", ".join(name for name, _ in _COLUMNS)

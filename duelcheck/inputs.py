@@ -102,5 +102,18 @@ def parse_json(text: str, source: str) -> Any:
         raise InputError(f"{source}: expected numbers of at most 4300 digits") from None
 
 
+def load_toml(path: Path, what: str = "file") -> dict[str, Any]:
+    """The table of a TOML input file, refused with one line when it is not valid TOML."""
+    import tomllib
+
+    text = read_text(path, what)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML ({exc})") from None
+    except (RecursionError, ValueError) as exc:
+        raise InputError(f"{path}: not a {what}: expected a flat table of parameters ({type(exc).__name__})") from None
+
+
 def load_json(path: Path, what: str = "file") -> Any:
     return parse_json(read_text(path, what), str(path))

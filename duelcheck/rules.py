@@ -128,7 +128,7 @@ def load_rules(path: str | Path | None) -> Rules:
     wins); None gives the official rules."""
     if path is None:
         return Rules()
-    from duelcheck.inputs import read_text
+    from duelcheck.inputs import load_toml
 
     p = Path(path)
     if isinstance(path, str) and path in PRESETS and not p.is_file():
@@ -139,11 +139,4 @@ def load_rules(path: str | Path | None) -> Rules:
         close = difflib.get_close_matches(str(path), list(PRESETS), n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
         raise InputError(f"{p}: no such rule file, nor a preset (one of {', '.join(PRESETS)}){hint}")
-    text = read_text(p, "rule file")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: not valid TOML ({exc})") from None
-    except (RecursionError, ValueError) as exc:
-        raise InputError(f"{p}: not a rule file: expected a flat table of parameters ({type(exc).__name__})") from None
-    return rules_from_mapping(data, str(p))
+    return rules_from_mapping(load_toml(p, "rule file"), str(p))

@@ -38,7 +38,6 @@ import re
 import sqlite3
 import sys
 import time
-import tomllib
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -270,17 +269,10 @@ def grid_from_mapping(data: Mapping[str, Any], path: str = "<grid>") -> Grid:
 
 def load_grid(path: str | Path) -> Grid:
     """Read and validate a grid file (TOML); bad input raises `InputError` naming the file and the key."""
-    from duelcheck.inputs import read_text
+    from duelcheck.inputs import load_toml
 
     p = Path(path)
-    text = read_text(p, "grid file")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: not valid TOML ({exc})") from None
-    except (RecursionError, ValueError) as exc:
-        raise InputError(f"{p}: not a grid file ({type(exc).__name__})") from None
-    return grid_from_mapping(data, str(p))
+    return grid_from_mapping(load_toml(p, "grid file"), str(p))
 
 
 # --------------------------------------------------------------------------------------------------- the store

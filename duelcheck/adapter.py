@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import TypeAdapter, ValidationError
 
 from duelcheck.errors import InputError
-from duelcheck.log import Action, Board, Move, board_state, describe, moves, summoned
+from duelcheck.log import Action, Board, board_state, describe
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import rules_from_mapping
@@ -71,27 +71,16 @@ class ReferenceAdapter:
         self.index = 0
 
     def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
-        from duelcheck.conformance import _before
+        from duelcheck.conformance import step_entry
 
         self.index += 1
         try:
             entry = _ACTION.validate_python(action)
         except ValidationError as exc:
             raise InputError(f"action {self.index}: not a duel-log action ({exc.errors()[0]['msg']})") from None
-        steps = moves(entry)
-        if entry.action == "end_step" and self.state.g("passed"):
-            steps = [Move("pass", steps[0].params)]  # the other player passed already: one more pass ends it
-        reason = _before(self.state, entry, self.index, "<adapter>")
+        after, reason, _ = step_entry(self.ts, self.state, entry, self.index, "<adapter>")
         if reason is not None:
             return reason
-        after = self.state
-        for move in steps:
-            out = self.ts.apply(after, move.name, move.params)
-            if not out.ok or out.state is None:
-                return out.reason or "refused"
-            after = out.state
-        if entry.action == "resolve" and entry.summon is None and summoned(self.state, after):
-            raise InputError(f"action {self.index}: the link Special Summons a monster: give its `summon`")
         self.state = after
         return describe(after)
 

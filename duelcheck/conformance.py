@@ -220,6 +220,28 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
     return None
 
 
+def step_entry(ts: TransitionSystem, model: State, entry: Any, i: int, source: str) -> tuple[State, str | None, str]:
+    """One action of a duel log (the i-th, from 1) taken from `model`: the state after it, the reason it is
+    illegal (None when legal; then nothing after a refused move is taken) and the clause that decides it."""
+    moves = log_moves(entry)
+    if entry.action == "end_step" and model.g("passed"):
+        moves = [Move("pass", moves[0].params)]  # the other player already passed: one more pass ends it
+    clause = ACTION_BY_NAME[moves[-1].name].clause
+    reason = _before(model, entry, i, source)
+    after = model
+    for move in moves if reason is None else ():
+        out = ts.apply(after, move.name, move.params)
+        if not out.ok or out.state is None:
+            return model, out.reason or "refused", ACTION_BY_NAME[move.name].clause
+        after = out.state
+    if reason is None and entry.action == "resolve" and entry.summon is None and summoned(model, after):
+        raise InputError(
+            f"{source}: actions[{i - 1}].summon: expected the Special Summoned monster's atk, def and position: "
+            "this link Special Summons a monster"
+        )
+    return after, reason, clause
+
+
 def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<log>") -> Report:
     """Replay a duel log from its board; stop at the first illegal action."""
     reports: list[StepReport] = []
@@ -228,24 +250,8 @@ def check_log(ts: TransitionSystem, log: DuelLog, start: State, source: str = "<
         said = entry.model_dump(
             by_alias=True, exclude_none=True, exclude_defaults=True, exclude={"observed", "note", "action", "player"}
         )
-        moves = log_moves(entry)
-        if entry.action == "end_step" and model.g("passed"):
-            moves = [Move("pass", moves[0].params)]  # the other player already passed: one more pass ends it
-        clause = ACTION_BY_NAME[moves[-1].name].clause
         who = _log_actor(model, entry.action)
-        reason = _before(model, entry, i, source)
-        after = model
-        for move in moves if reason is None else ():
-            out = ts.apply(after, move.name, move.params)
-            if not out.ok or out.state is None:
-                clause, reason = ACTION_BY_NAME[move.name].clause, out.reason
-                break
-            after = out.state
-        if reason is None and entry.action == "resolve" and entry.summon is None and summoned(model, after):
-            raise InputError(
-                f"{source}: actions[{i - 1}].summon: expected the Special Summoned monster's atk, def and position: "
-                "this link Special Summons a monster"
-            )
+        after, reason, clause = step_entry(ts, model, entry, i, source)
         if entry.player is not None:
             who = entry.player  # shown as the log says; a mismatch is the reason given
         if reason is not None:

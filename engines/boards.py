@@ -29,12 +29,11 @@ format cannot write (a zone number past the last zone) is `not expressible in th
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +43,7 @@ import z3
 from duelcheck.conformance import broken_clause, replay
 from duelcheck.engines.bmc import Unrolling, replay_moves
 from duelcheck.engines.limits import check_interrupt
+from duelcheck.engines.mutate import EXCLUDED_PREFIXES, hooked
 from duelcheck.engines.smt import SAT, UNSAT, open_session
 from duelcheck.errors import InputError, InternalError
 from duelcheck.log import (
@@ -70,12 +70,11 @@ from duelcheck.model.cards import (
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params, trigger_due
-from duelcheck.model.state import PARAMS, Builder, State
+from duelcheck.model.state import PARAMS, MutationHook, State, action_body
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import well_formed_facts
 from duelcheck.rules import Rules
 
-SKIPPED = ("model range", "model catalogue")  # conjuncts that keep parameters sane: no board of their own
 Reason = str | Callable[[State], str]
 Status = Literal["found", "unreachable", "not-found", "not-expressible", "unknown"]
 
@@ -127,24 +126,6 @@ class ActionGuards:
         return [g for g in self.guards if g.tested]
 
 
-@contextlib.contextmanager
-def _recording(said: list[Reason]) -> Iterator[None]:
-    """While active, every `require` (of any Builder, also those an action body makes for a second step, as
-    end_step does) also appends what it was given: the symbolic guard list keeps only the words, and drops
-    a function that words the reason from the state."""
-    original = Builder.require
-
-    def require(self: Builder, cond: Val, reason: Reason) -> None:
-        said.append(reason)
-        original(self, cond, reason)
-
-    setattr(Builder, "require", require)  # noqa: B010 - restored below; mypy rejects assigning a method
-    try:
-        yield
-    finally:
-        setattr(Builder, "require", original)  # noqa: B010
-
-
 def slugify(text: str, limit: int = 56) -> str:
     """Words as a file-name part: lower case, dashes, no clause number, at most `limit` characters."""
     text = re.sub(r"^((\d+(\.\d+)+)|(seed \d{3}( \([^)]*\))?)|model( bound| catalogue| range)?):\s*", "", text)
@@ -164,10 +145,12 @@ def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> li
         if actions is not None and act.name not in actions:
             continue
         params = {name: PARAMS[name].z3var(f"@guard@{act.name}") for name in act.params}
-        said: list[Reason] = []
+        hook = MutationHook(record=True)  # records every `require` call with what it was given
         n = pre.edit()
-        with _recording(said):
+        with hooked(hook), action_body(act.name):
             act.body(pre, Params(params), n)
+        assert hook.sites is not None
+        said = [reason for _, _, reason in hook.sites]
         if len(said) != len(n.guards):
             raise InternalError(f"{act.name}: {len(n.guards)} guard conjuncts but {len(said)} reasons recorded")
         guards: list[Guard] = []
@@ -178,7 +161,7 @@ def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> li
             base = re.sub(r"_", "-", words) if callable(reason) else slugify(words)
             seen[base] = seen.get(base, 0) + 1
             slug = base if seen[base] == 1 else f"{base}-{seen[base]}"
-            tested = callable(reason) or not reason.startswith(SKIPPED)
+            tested = callable(reason) or not reason.startswith(EXCLUDED_PREFIXES)  # no board for parameter sanity
             guards.append(Guard(act.name, i, words, reason, slug, tested))
             terms.append(z3.BoolVal(term) if isinstance(term, bool) else term)
         out.append(ActionGuards(act, pre, params, guards, terms))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +142,54 @@ def _side_child(conn: Any, job: SideJob) -> None:  # pragma: no cover - runs in 
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
+
+
+def deepen_once(
+    ts: TransitionSystem,
+    session: Session,
+    u: Unrolling,
+    d: int,
+    pending: set[int],
+    target: Callable[[int, int], Any],
+    reached: Callable[[int, int, Trace, dict[str, Any]], None],
+    ask: Callable[[], None] = check_interrupt,
+    wanted: Callable[[int], Sequence[Any]] = lambda d: (),
+    name: str = "hit",
+) -> bool:
+    """The questions of one depth of the deepening search, on a session that holds the unrolling to `d`: while
+    some pending goal (its `target(i, d)`, a Z3 term or None) holds at step d, the solver's play is replayed
+    through the concrete interpreter and `reached(i, d, trace, values)` hears each goal it reaches, which
+    leaves `pending`. When none holds any more, that is asserted for the deeper questions (every shorter
+    depth was refuted: a goal reached later has a play of minimal length). `ask` runs before each question
+    (a Ctrl-C or a time limit stops there); `wanted(d)`, asked once the targets are built, are more constants
+    whose values `reached` needs. False
+    when the solver gave no answer (the goals left pending are then not settled at this depth)."""
+    hits: dict[int, Any] = {}
+    for i in sorted(pending):
+        t = target(i, d)
+        if t is not None and not z3.is_false(t):
+            hit = z3.Bool(f"{name}#{i}@{d}")
+            session.add(hit == t)
+            hits[i] = hit
+    more = wanted(d)
+    while hits:
+        ask()
+        answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d), *more])
+        if answer == UNSAT:
+            # proved: no pending goal holds at depth d; kept as a fact for the deeper questions
+            session.add(z3.Not(z3.Or(*hits.values())))
+            return True
+        if answer != SAT:
+            return False
+        trace = replay_moves(ts, u.start, u.moves(values, d))
+        settled = [i for i, h in hits.items() if values.get(str(h))]
+        if not settled:
+            raise InternalError("the solver's model reaches none of the goals it was asked for")
+        for i in settled:
+            reached(i, d, trace, values)
+            pending.discard(i)
+            del hits[i]
+    return True
 
 
 class Goal:
@@ -339,6 +387,19 @@ class BMC:
         deadlines = [d for d in (self.deadline, limit) if d is not None]
         session: Session = open_session(self.solver, self.rlimit, min(deadlines) if deadlines else None)
         self.used = session.name
+
+        def ask() -> None:  # before each question: a Ctrl-C or a time limit stops the search here
+            check_interrupt()
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise Stopped("the run's time limit (--timeout)")
+            if limit is not None and time.monotonic() > limit:
+                raise Stopped(f"the property time limit (--property-timeout {self.property_timeout:g} s)")
+            self.questions += 1
+
+        def reached(i: int, d: int, trace: Trace, values: dict[str, Any]) -> None:
+            out[i] = Reach("reached", d, trace, seconds=time.perf_counter() - t0)
+            tell("settled", (i, out[i]))
+
         try:
             session.add(u.constraints[0])
             for d in range(depth + 1):
@@ -348,39 +409,10 @@ class BMC:
                     u.extend(d)
                     session.add(u.constraints[d])
                 tell("depth", (d, depth, len(pending)))
-                hits: dict[int, Any] = {}
-                for i in sorted(pending):
-                    t = goals[i].target(u, d)
-                    if t is not None and not z3.is_false(t):
-                        hit = z3.Bool(f"hit#{i}@{d}")
-                        session.add(hit == t)
-                        hits[i] = hit
-                while hits:
-                    check_interrupt()
-                    if self.deadline is not None and time.monotonic() > self.deadline:
-                        raise Stopped("the run's time limit (--timeout)")
-                    if limit is not None and time.monotonic() > limit:
-                        raise Stopped(f"the property time limit (--property-timeout {self.property_timeout:g} s)")
-                    self.questions += 1
-                    answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d)])
-                    if answer == UNSAT:
-                        # proved: no pending goal holds at depth d; kept as a fact for the deeper questions
-                        session.add(z3.Not(z3.Or(*hits.values())))
-                        break
-                    if answer != SAT:
-                        for i in pending:
-                            out[i] = Reach("unknown", d, None, f"the solver gave no answer at depth {d}")
-                        pending.clear()
-                        break
-                    trace = replay_moves(self.ts, u.start, u.moves(values, d))
-                    settled = [i for i, h in hits.items() if values.get(str(h))]
-                    if not settled:
-                        raise InternalError("the solver's model reaches none of the goals it was asked for")
-                    for i in settled:
-                        out[i] = Reach("reached", d, trace, seconds=time.perf_counter() - t0)
-                        tell("settled", (i, out[i]))
-                        pending.discard(i)
-                        del hits[i]
+                if not deepen_once(self.ts, session, u, d, pending, lambda i, d: goals[i].target(u, d), reached, ask):
+                    for i in pending:
+                        out[i] = Reach("unknown", d, None, f"the solver gave no answer at depth {d}")
+                    pending.clear()
         except Stopped as stop:
             now = time.monotonic()
             why = str(stop)

@@ -41,7 +41,8 @@ from typing import Any, Literal
 import z3
 
 from duelcheck.conformance import broken_clause, replay
-from duelcheck.engines.bmc import Unrolling, replay_moves
+from duelcheck.engines.base import Trace
+from duelcheck.engines.bmc import Unrolling, deepen_once
 from duelcheck.engines.limits import check_interrupt
 from duelcheck.engines.mutate import EXCLUDED_PREFIXES, hooked
 from duelcheck.engines.smt import SAT, UNSAT, open_session
@@ -777,6 +778,18 @@ def search(
     session = open_session(solver)
     defs = _Defs(ts, u, session, table)
     pending = set(range(len(goals)))
+
+    def found(i: int, d: int, trace: Trace, values: dict[str, Any]) -> None:
+        g = goals[i]
+        g.status, g.depth, g.seconds = "found", d, time.perf_counter() - t0
+        g.steps = [(st.action, st.params, st.state) for st in trace.steps]
+        if g.action is not None:
+            params, _, _ = defs.at(g.action, d)
+            g.params = {name: _signed(values[str(var)], name) for name, var in params.items()}
+
+    def target(i: int, d: int) -> Any:
+        return defs.target(goals[i], d)
+
     try:
         session.add(u.constraints[0])
         for d in range(depth + 1):
@@ -786,37 +799,11 @@ def search(
                 u.extend(d)
                 session.add(u.constraints[d])
             tell(f"depth {d} of {depth}: {len(pending)} boards to find ({time.perf_counter() - t0:.0f} s)")
-            hits: dict[int, Any] = {}
-            for i in sorted(pending):
-                check_interrupt()
-                hit = z3.Bool(f"board#{i}@{d}")
-                session.add(hit == defs.target(goals[i], d))
-                hits[i] = hit
-            while hits:
-                check_interrupt()
-                answer, values = session.check(z3.Or(*hits.values()), [*hits.values(), *u.choices(d), *defs.wanted(d)])
-                if answer == UNSAT:
-                    session.add(z3.Not(z3.Or(*hits.values())))
-                    break
-                if answer != SAT:
-                    for i in pending:
-                        goals[i].status, goals[i].depth = "unknown", d
-                        goals[i].note = f"the solver gave no answer at depth {d}"
-                    pending.clear()
-                    break
-                trace = replay_moves(ts, None, u.moves(values, d))
-                settled = [i for i, h in hits.items() if values.get(str(h))]
-                if not settled:
-                    raise InternalError("the solver's model reaches none of the boards it was asked for")
-                for i in settled:
-                    g = goals[i]
-                    g.status, g.depth, g.seconds = "found", d, time.perf_counter() - t0
-                    g.steps = [(st.action, st.params, st.state) for st in trace.steps]
-                    if g.action is not None:
-                        params, _, _ = defs.at(g.action, d)
-                        g.params = {name: _signed(values[str(var)], name) for name, var in params.items()}
-                    pending.discard(i)
-                    del hits[i]
+            if not deepen_once(ts, session, u, d, pending, target, found, wanted=defs.wanted, name="board"):
+                for i in pending:
+                    goals[i].status, goals[i].depth = "unknown", d
+                    goals[i].note = f"the solver gave no answer at depth {d}"
+                pending.clear()
     finally:
         session.close()
     for i in pending:

@@ -470,11 +470,10 @@ def presets(fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    for p in PRESET_FILES.values():
-        changed = rules_from_mapping({"preset": p.name}).changed()
-        names = ", ".join([p.name, *p.aliases])
-        changes = ", ".join(f"{k}={json.dumps(v)}" for k, v in changed.items()) or "(none)"
-        click.echo(f"{names}\t{p.description}\t{changes}")
+    for row in rows:
+        names = ", ".join([row["preset"], *row["aliases"]])
+        changes = ", ".join(f"{k}={json.dumps(v)}" for k, v in row["changes"].items()) or "(none)"
+        click.echo(f"{names}\t{row['description']}\t{changes}")
 
 
 @main.command("diff")

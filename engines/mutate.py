@@ -548,6 +548,25 @@ def _witnesses(found: dict[str, int]) -> list[Any]:
     return out
 
 
+def _outcome(
+    status: str,
+    note: str,
+    verdicts: dict[str, str],
+    killed_by: str | None = None,
+    kill_kind: str | None = None,
+    length: int | None = None,
+) -> dict[str, Any]:
+    """What `kill` says of a mutant (the store's columns)."""
+    return {
+        "status": status,
+        "killed_by": killed_by,
+        "kill_kind": kill_kind,
+        "length": length,
+        "note": note,
+        "verdicts": verdicts,
+    }
+
+
 def kill(
     rules: Rules,
     mutant: Mutant,
@@ -577,25 +596,22 @@ def kill(
             unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
             if kills:
                 best = min(kills, key=_first)
-                return {
-                    "status": "killed",
-                    "killed_by": best.label,
-                    "kill_kind": "violated",
-                    "length": best.length,
-                    "note": f"violated at step {best.length} (minimal)"
+                return _outcome(
+                    "killed",
+                    f"violated at step {best.length} (minimal)"
                     + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
-                    "verdicts": {r.label: f"violated ({r.length})" for r in kills},
-                }
+                    {r.label: f"violated ({r.length})" for r in kills},
+                    killed_by=best.label,
+                    kill_kind="violated",
+                    length=best.length,
+                )
             searched = prove or depth > probe  # the invariants are checked again below, fully
             if unsure and not searched:
-                return {
-                    "status": "unknown",
-                    "killed_by": None,
-                    "kill_kind": None,
-                    "length": None,
-                    "note": f"no verdict for {', '.join(unsure)} up to {probe} steps",
-                    "verdicts": {label: "unknown" for label in unsure},
-                }
+                return _outcome(
+                    "unknown",
+                    f"no verdict for {', '.join(unsure)} up to {probe} steps",
+                    {label: "unknown" for label in unsure},
+                )
             props = (invariants if searched else []) + _witnesses(found)
             results = []
             if props:
@@ -604,14 +620,7 @@ def kill(
                 )
                 results = checker.run(props).results
         except InternalError as exc:
-            return {
-                "status": "unknown",
-                "killed_by": None,
-                "kill_kind": None,
-                "length": None,
-                "note": one_line(f"the two semantics disagree under this mutant: {exc}"),
-                "verdicts": verdicts,
-            }
+            return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:
         verdicts[r.label] = f"{r.verdict} ({r.length})" if r.length is not None else r.verdict
         if r.proved and r.kind == "always":
@@ -620,48 +629,34 @@ def kill(
     lost = [r for r in results if r.kind == "sometimes" and r.verdict in ("not-found", "unreachable")]
     if violated:
         best = min(violated, key=_first)
-        return {
-            "status": "killed",
-            "killed_by": best.label,
-            "kill_kind": "violated",
-            "length": best.length,
-            "note": f"violated at step {best.length}; {best.note}",
-            "verdicts": verdicts,
-        }
+        return _outcome(
+            "killed",
+            f"violated at step {best.length}; {best.note}",
+            verdicts,
+            killed_by=best.label,
+            kill_kind="violated",
+            length=best.length,
+        )
     if lost:
         best = min(lost, key=lambda r: (found[r.label], r.label))
-        return {
-            "status": "killed",
-            "killed_by": best.label,
-            "kill_kind": best.verdict,
-            "length": found[best.label],
-            "note": f"the rules as written reach it in {found[best.label]} steps; under the mutant: {best.note}",
-            "verdicts": verdicts,
-        }
+        return _outcome(
+            "killed",
+            f"the rules as written reach it in {found[best.label]} steps; under the mutant: {best.note}",
+            verdicts,
+            killed_by=best.label,
+            kill_kind=best.verdict,
+            length=found[best.label],
+        )
     unsettled = [r.label for r in results if r.verdict in ("unknown", "interrupted")]
     if unsettled:
-        return {
-            "status": "unknown",
-            "killed_by": None,
-            "kill_kind": None,
-            "length": None,
-            "note": f"no verdict for {', '.join(unsettled)}",
-            "verdicts": verdicts,
-        }
+        return _outcome("unknown", f"no verdict for {', '.join(unsettled)}", verdicts)
     proved = len({r.prop for r in results if r.kind == "always" and r.proved})
     note = f"no invariant violated up to {depth} steps"
     if prove:
         note += f" ({proved} of {len(invariants)} invariants proved for all depths under the mutant)"
     if found:
         note += f"; every witness the rules reach within the bound is reached ({len(found)})"
-    return {
-        "status": "survived",
-        "killed_by": None,
-        "kill_kind": None,
-        "length": None,
-        "note": note,
-        "verdicts": verdicts,
-    }
+    return _outcome("survived", note, verdicts)
 
 
 def model_version() -> str:

@@ -853,22 +853,43 @@ Exit codes of a sweep:
   130  interrupted (Ctrl-C): every cell that finished is in the store; the same command finishes the rest"""
 
 
+def _dask_options(store: str, noun: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options of a command that runs on Dask and keeps its results in a store (sweep, mutate)."""
+
+    def add(f: Callable[..., Any]) -> Callable[..., Any]:
+        f = click.option(
+            "--store",
+            type=click.Path(dir_okay=False),
+            default=store,
+            show_default=True,
+            help=f"SQLite file of the results: a {noun} it holds is not run again.",
+        )(f)
+        f = click.option("--scheduler", default=None, help="Run on the Dask scheduler at tcp://HOST:PORT instead.")(f)
+        return click.option(
+            "--workers",
+            type=click.IntRange(1, 64),
+            default=None,
+            help="Processes of the local Dask cluster, one thread each, on 127.0.0.1 (default: one per core).",
+        )(f)
+
+    return add
+
+
+def _dask_workers(workers: int | None, scheduler: str | None) -> int:
+    """The local cluster's size (one worker per core unless --workers says), after checking --scheduler."""
+    from duelcheck import sweep as sw
+    from duelcheck.engines.checker import default_workers
+
+    if scheduler is not None:
+        if workers is not None:
+            raise InputError("--workers: sizes the local cluster; not with --scheduler")
+        sw.check_address(scheduler)
+    return workers if workers is not None else default_workers()
+
+
 @main.command("sweep", epilog=SWEEP_EXIT_CODES)
 @click.argument("grid_file", type=click.Path(dir_okay=False))
-@click.option(
-    "--workers",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Processes of the local Dask cluster, one thread each, on 127.0.0.1 (default: one per core).",
-)
-@click.option("--scheduler", default=None, help="Run on the Dask scheduler at tcp://HOST:PORT instead.")
-@click.option(
-    "--store",
-    type=click.Path(dir_okay=False),
-    default="duelcheck-sweep.sqlite",
-    show_default=True,
-    help="SQLite file of the results: a cell it holds is not run again.",
-)
+@_dask_options("duelcheck-sweep.sqlite", "cell")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), default=None, help="Also write an SVG heat map.")
 @_guard
@@ -878,16 +899,11 @@ def sweep_cmd(
     """Check every rule set of a grid file against its properties, one cell at a time on Dask, each result kept
     in a SQLite store; print the matrix of rule sets against properties (read from the store)."""
     from duelcheck import sweep as sw
-    from duelcheck.engines.checker import default_workers
 
     grid = sw.load_grid(grid_file)
-    if scheduler is not None:
-        if workers is not None:
-            raise InputError("--workers: sizes the local cluster; not with --scheduler")
-        sw.check_address(scheduler)
+    n_workers = _dask_workers(workers, scheduler)
     if svg_file is not None:
         _check_writable(Path(svg_file), "--svg")
-    n_workers = workers if workers is not None else default_workers()
     display = sw.Display(sys.stderr.isatty(), scheduler, n_workers)
     try:
         outcome = sw.run(
@@ -1090,20 +1106,7 @@ Exit codes of a mutation run:
     default=None,
     help="Seconds each mutant may be searched (then it is unknown).",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Processes of the local Dask cluster, one thread each, on 127.0.0.1 (default: one per core).",
-)
-@click.option("--scheduler", default=None, help="Run on the Dask scheduler at tcp://HOST:PORT instead.")
-@click.option(
-    "--store",
-    type=click.Path(dir_okay=False),
-    default="duelcheck-mutate.sqlite",
-    show_default=True,
-    help="SQLite file of the results: a mutant it holds is not run again.",
-)
+@_dask_options("duelcheck-mutate.sqlite", "mutant")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @_guard
 def mutate_cmd(
@@ -1123,16 +1126,10 @@ def mutate_cmd(
     on Dask, each result kept in a SQLite store; print the score, the survivors and the redundant guards."""
     import time
 
-    from duelcheck import sweep as sw
     from duelcheck.engines import mutate as mu
-    from duelcheck.engines.checker import default_workers
 
-    if scheduler is not None:
-        if workers is not None:
-            raise InputError("--workers: sizes the local cluster; not with --scheduler")
-        sw.check_address(scheduler)
+    n_workers = _dask_workers(workers, scheduler)
     mutants, excluded = mu.select_mutants(only, kinds or mu.KINDS, limit)
-    n_workers = workers if workers is not None else default_workers()
     where = f"the scheduler {scheduler}" if scheduler else f"a local cluster of {n_workers} worker(s)"
     started = time.monotonic()
 

@@ -50,6 +50,17 @@ class Unrolling:
         self.steps: list[SymStep | None] = [None]
         self.start = ts.init() if start is None else start
         self.constraints = [z3.And(*(self.states[0].v[key] == self.start.v[key] for key in ts.keys))]
+        self._facts: tuple[State, Any] | None = None
+
+    def facts(self, state: State) -> Any:
+        """The lemmas in `state`: built once over a template state and copied by substitution, like the
+        step relation (evaluating every lemma again in each state cost more than the solver's answers)."""
+        if self._facts is None:
+            tpl = self.ts.sym_state("@lemmas")
+            terms = [c.eval(None, None, tpl) for c in self.lemmas]
+            self._facts = (tpl, z3.And(*(t for t in terms if not isinstance(t, bool))))
+        tpl, facts = self._facts
+        return z3.substitute(facts, *[(tpl.v[key], state.v[key]) for key in self.ts.keys])
 
     def extend(self, depth: int) -> None:
         while len(self.states) <= depth:
@@ -58,8 +69,7 @@ class Unrolling:
             self.states.append(st.post)
             self.steps.append(st)
             # proved invariants hold in every reachable state: asserting them prunes the search soundly
-            facts = [c.eval(None, None, st.post) for c in self.lemmas]
-            self.constraints.append(z3.And(st.relation, *(f for f in facts if not isinstance(f, bool))))
+            self.constraints.append(z3.And(st.relation, self.facts(st.post)) if self.lemmas else st.relation)
 
     def value(self, check: Check, k: int) -> Any:
         """The check's predicate at step k (a state check at s_k, a step check on s_{k-1} -> s_k)."""

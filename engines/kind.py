@@ -95,6 +95,7 @@ class Induction:
         self._st = system.sym_step(self._pre, "@i1")
         self._act = ActionView(self._st.act, self._st.params, symbolic=True)
         self._first = system.sym_step(system.sym_state("@b0"), "@b1")  # the first step, for the base case
+        self._memo: dict[tuple[str, str], tuple[Property, list[Any]]] = {}  # a property's facts, built once
 
     # -- questions ----------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -158,17 +159,24 @@ class Induction:
         return conjuncts(check.eval(pre, act, post) if check.on == "step" else check.eval(None, None, post))
 
     def _state_facts(self, props: list[Property], names: set[str]) -> list[Any]:
-        return [
-            f
-            for p in props
-            if p.name in names
-            for c in p.checks
-            if c.on == "state"
-            for f in self._facts(c, None, None, self._pre)
-        ]
+        """The state checks of the named properties in the step's pre-state (each built once: the fixpoint
+        rounds and the certificate ask for them again)."""
+        out = []
+        for p in props:
+            if p.name in names:
+                key = ("state", p.name)
+                if key not in self._memo or self._memo[key][0] is not p:
+                    facts = [f for c in p.checks if c.on == "state" for f in self._facts(c, None, None, self._pre)]
+                    self._memo[key] = (p, facts)
+                out += self._memo[key][1]
+        return out
 
     def _goals(self, p: Property) -> list[Any]:
-        return [f for c in p.checks for f in self._facts(c, self._pre, self._act, self._st.post)]
+        """What the step must keep of the property: its checks on the step (each built once)."""
+        key = ("goals", p.name)
+        if key not in self._memo or self._memo[key][0] is not p:
+            self._memo[key] = (p, [f for c in p.checks for f in self._facts(c, self._pre, self._act, self._st.post)])
+        return self._memo[key][1]
 
     def _base(self, p: Property) -> bool:
         """The initial state satisfies the state checks, and every first step the step checks."""

@@ -34,7 +34,7 @@ import z3
 
 from duelcheck.engines.cache import ProofCache
 from duelcheck.engines.limits import check_interrupt
-from duelcheck.engines.smt import SAT, UNSAT, Stopped, solve_cases
+from duelcheck.engines.smt import SAT, UNSAT, Stopped, solve_cases, yices_path
 from duelcheck.model.cards import Effect
 from duelcheck.model.state import PARAMS
 from duelcheck.model.system import SymStep, TransitionSystem
@@ -141,8 +141,20 @@ class Induction:
                     yield [*case, split]
         yield [*case, z3.Not(z3.Or(*covered))]  # whatever else (out of range): the split leaves no gap
 
-    def _by_cases(self, st: SymStep, assume: list[Any], bad: Any) -> Any:
-        """unsat when no case has a successor violating the fact; otherwise sat or unknown."""
+    def _by_cases(self, st: SymStep, assume: list[Any], bad: Any, hard: bool = False) -> Any:
+        """unsat when no case has a successor violating the fact; otherwise sat or unknown.
+
+        Each case is asked of a fresh Z3 within the resource limit, and a case it leaves is split finer and
+        asked of Yices (or Z3 again). Facts the incremental Z3 could not settle (`hard`) go to Yices at once
+        when it is installed: each case a fresh Yices process, two at a time, to its end (measured, default
+        rules: card-conservation's step in 14 s, against 42 s for Z3 within its resource limit and then Yices
+        on the finer split of what Z3 left; the certificate of the first layer, facts Z3 settled, takes
+        fresh Z3 cases 5.6 s and Yices 9.8 s)."""
+        if hard and yices_path() is not None:
+            cases = [case for _, case in self._cases(st)]
+            self.queries += len(cases)
+            verdict = solve_cases([st.relation, *assume, bad], cases, deadline=self.deadline)
+            return {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
         for code, case in self._cases(st):
             answer = self._fresh([st.relation, *assume, *case, bad])
             if answer == z3.unknown:
@@ -218,7 +230,7 @@ class Induction:
                 if p.name not in active:
                     continue
                 t0 = time.perf_counter()
-                answer = self._by_cases(self._st, assume, z3.Not(z3.And(*self._goals(p))))
+                answer = self._by_cases(self._st, assume, z3.Not(z3.And(*self._goals(p))), hard=True)
                 if answer != z3.unsat:
                     failed.add(p.name)
                     self.notes[p.name] = "not inductive" if answer == z3.sat else "induction step not settled"

@@ -196,11 +196,13 @@ class State:
     def count(self, flags: list[Val], width: int = 9) -> Val:
         if not self.k.symbolic:
             return sum(1 for f in flags if f)
-        one, zero = z3.BitVecVal(1, width), z3.BitVecVal(0, width)
-        total: Val = z3.BitVecVal(0, width)
+        # summed in as few bits as the count needs, then widened: a narrow adder is a smaller circuit
+        narrow = min(width, max(1, len(flags).bit_length()))
+        one, zero = z3.BitVecVal(1, narrow), z3.BitVecVal(0, narrow)
+        total: Val = z3.BitVecVal(0, narrow)
         for f in flags:
             total = total + self.k.ite(f, one, zero)
-        return total
+        return total if narrow == width else z3.ZeroExt(width - narrow, total)
 
     # -- derived ------------------------------------------------------------------------------
     @property

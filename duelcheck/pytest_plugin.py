@@ -1,7 +1,8 @@
 """pytest plugin: an engine's duel logs as test items.
 
 `pytest --duel-logs DIR` (repeatable, or the `duel_logs` ini option) collects every `*.json` file under
-DIR, recursively and sorted, as one test item named by its path relative to DIR. The item replays the
+DIR, recursively and sorted, as one test item named by its path relative to DIR (except the reports
+duelcheck writes beside them: `check`'s summary.json, `boards`' coverage.json). The item replays the
 file against the rules (`duelcheck.conformance.replay`) and passes when the play conforms or, if the log
 states an expected outcome (`expect`), when that outcome is matched. A failure is a few plain lines: the
 illegal step (index, action, clause, the rules' reason), the first observed fields that differ, or the
@@ -14,6 +15,7 @@ the first item that runs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,7 +100,22 @@ class DuelLogFolder(pytest.Collector):
 
     def collect(self) -> Iterator[DuelLogItem]:
         for file in sorted(p for p in self.path.rglob("*.json") if p.is_file()):
-            yield DuelLogItem.from_parent(self, name=file.relative_to(self.path).as_posix(), path=file)
+            if not _is_report(file):
+                yield DuelLogItem.from_parent(self, name=file.relative_to(self.path).as_posix(), path=file)
+
+
+def _is_report(file: Path) -> bool:
+    """A report duelcheck writes beside its logs and traces (the `summary.json` of `check`, the
+    `coverage.json` of `boards`): an object naming the duelcheck command that wrote it, with neither a
+    duel log's `format` nor a trace's `states`. Anything else is collected, so a malformed log still
+    fails with its one-line message."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    if not isinstance(data, dict) or "format" in data or "states" in data:
+        return False
+    return str(data.get("command", "")).startswith("duelcheck ")
 
 
 class DuelLogMismatch(Exception):

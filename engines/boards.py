@@ -1000,6 +1000,7 @@ class BoardsRun:
                 }
             )
         return {
+            "command": "duelcheck boards",  # a report, not a duel log: `pytest --duel-logs` passes it by
             "rules": self.rules.changed(),
             "depth": self.depth,
             "seconds": round(self.seconds, 1),

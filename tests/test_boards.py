@@ -171,6 +171,28 @@ def test_generated_module_passes_on_the_reference_and_fails_on_broken_engines(
     assert "hand: expected" in miscounts.stdout
 
 
+def test_the_duel_logs_plugin_replays_the_boards_and_passes_by_the_coverage_report(
+    draw_boards: Path, tmp_path: Path
+) -> None:
+    """`pytest --duel-logs` on a boards folder: every board is an item and passes; coverage.json, a report,
+    is not collected (it is no duel log); a malformed log beside them still fails."""
+    assert json.loads((draw_boards / "coverage.json").read_text())["command"] == "duelcheck boards"
+    boards = sorted(p.name for p in draw_boards.glob("normal_draw.*.json"))
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--duel-logs", str(draw_boards)]
+    run = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{len(boards)} passed" in run.stdout and "coverage.json" not in run.stdout
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in (*boards, "coverage.json"):
+        (logs / name).write_text((draw_boards / name).read_text())
+    (logs / "broken.json").write_text('{"command": "duelcheck boards", "format": "duel-log"}')
+    run = subprocess.run([*args[:-1], str(logs), "-rf"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout
+    assert f"1 failed, {len(boards)} passed" in run.stdout
+    assert "FAILED logs::broken.json" in run.stdout and "coverage.json" not in run.stdout
+
+
 def test_boards_input_errors(tmp_path: Path) -> None:
     result = cli("boards", "--action", "no_such_action", "--depth", "1")
     assert result.exit_code == 2 and "unknown action 'no_such_action'" in result.output

@@ -219,7 +219,8 @@ class Goal:
 @dataclass
 class Reach:
     """What the search says of one goal: `reached` at `depth` (minimal), `unreached` up to `depth`
-    (every depth refuted), or `unknown` from `depth` on (the solver did not answer there)."""
+    (every depth refuted), `unknown` from `depth` on (the solver did not answer there), or `unreachable`
+    (a witness whose negation was proved for all depths before any search)."""
 
     status: str
     depth: int
@@ -241,8 +242,12 @@ class BMC:
         workers: int = 1,
         property_timeout: float | None = None,
         together: bool = False,
+        unreachable: Callable[[Goal], bool] | None = None,
     ):
         self.ts = system
+        # a proof asked of each witness before it is searched (in the search's process): True settles it
+        # `unreachable` without a search
+        self.unreachable = unreachable
         self.together = together  # every goal in one group: one unrolling, each question asks for any goal
         self.property_timeout = property_timeout  # seconds each goal may be searched (from its group's start)
         self.workers = max(1, workers)
@@ -411,6 +416,11 @@ class BMC:
             tell("settled", (i, out[i]))
 
         try:
+            if self.unreachable is not None:
+                for i in sorted(pending):
+                    if goals[i].prop.kind == "sometimes" and self.unreachable(goals[i]):
+                        out[i] = Reach("unreachable", depth, note="its negation is proved for all depths")
+                pending -= {i for i, r in enumerate(out) if r is not None}
             session.add(u.constraints[0])
             for d in range(depth + 1):
                 if not pending:
@@ -466,12 +476,15 @@ class BMC:
             verdict: Verdict
             if r.status == "reached":
                 verdict = "violated" if kind == "always" else "found"
+            elif r.status == "unreachable":
+                verdict = "unreachable"
             elif r.status == "unreached":
                 verdict = "holds" if kind == "always" else "not-found"
             else:
                 verdict = "unknown"
             res = Result(g.prop.name, g.check.label, kind, verdict, r.depth, r.seconds, self.name, r.trace, r.note)
             res.minimal = r.status == "reached"
+            res.proved = r.status == "unreachable"
             return res
 
         def hear(kind: str, data: Any) -> None:

@@ -159,6 +159,9 @@ class Checker:
     def _bmc_result(self, r: Result, induction: Induction, engine: str) -> None:
         """A result of the bounded search, with its note; settled at once unless a later stage may change it."""
         r.engine = f"bmc/{engine}"
+        if r.verdict == "unreachable":  # settled before its search, by induction over the first layer
+            r.engine = "k-induction"
+            r.note = "its negation is proved for all depths: no play under these rules reaches it"
         if r.verdict in ("found", "violated"):
             steps = "step" if r.length == 1 else "steps"
             r.note = f"minimal: no play of fewer than {r.length} {steps} (refuted at every shorter depth)"
@@ -220,7 +223,19 @@ class Checker:
             self._proved(invariants, induction, results)
         later = set(induction.open)  # settled by the slow proof first; searched only if it does not prove them
         rest = [p for p in props if p.name not in induction.proved and p.name not in later]
-        bmc = BMC(self.ts, self.solver, self.rlimit, lemmas, self.deadline, self.workers, self.property_timeout)
+        # a witness is first asked whether induction over the first layer rules it out (a fraction of a second;
+        # it spares refuting every depth to the bound); the full question waits for the second layer, below
+        first = (lambda g: induction.unreachable_at_once(g.check)) if self.prove else None
+        bmc = BMC(
+            self.ts,
+            self.solver,
+            self.rlimit,
+            lemmas,
+            self.deadline,
+            self.workers,
+            self.property_timeout,
+            unreachable=first,
+        )
         self.progress(f"bounded search of {sum(len(p.checks) for p in rest)} goal(s) to depth {self.depth}")
         hear = lambda r: self._bmc_result(r, induction, bmc.used)  # noqa: E731
         for r in bmc.run(rest, self.depth, self._depth, hear, side):

@@ -384,6 +384,18 @@ class Induction:
         # witness, each from a state meeting the proved invariants, and asks the next step.
         return any(self._k_inductive(check, suite, k) for k in (2, 3))
 
+    def unreachable_at_once(self, check: Check) -> bool:
+        """Whether a witness is unreachable by one induction step over the first layer's invariants: its
+        negation holds in the initial state and after every first step, and no step from a state meeting
+        the first layer and the negation reaches it. Asked before a witness is searched (measured: about
+        0.15 s for each witness of the suite), so that a witness the rules rule out (`reach-main2` with no
+        Main Phase 2) is not refuted depth after depth to the bound. It reads the first layer alone, never
+        the second, whose proof may still run: the answer does not depend on timing."""
+        probe = Property(f"not {check.label}", "always", "", "", (negation(check),))
+        if not self._base(probe):
+            return False
+        return bool(self._inductive([probe], self._state_facts(self._suite, self.quick)))
+
     def _k_inductive(self, check: Check, suite: list[Property], k: int) -> bool:
         """Whether the witness `check` is unreachable by k-induction: no play of k steps from the start
         reaches it (the base), and k steps in a row that do not reach it, from states meeting the proved

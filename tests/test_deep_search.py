@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from test_cli import rules_file, run
 
 from duelcheck.engines.base import Trace
+from duelcheck.engines.bmc import BMC, Goal
+from duelcheck.engines.kind import Induction
 from duelcheck.engines.shrink import shrink
 from duelcheck.engines.sim import Simulator
 from duelcheck.model.cards import NO_CHOICE, TO_END
@@ -113,6 +115,21 @@ def test_an_unreachable_witness_is_reported_unreachable(tmp_path: Path) -> None:
     )  # fmt: skip
     result = json.loads(out)["results"][0]
     assert result["verdict"] == "unreachable" and result["proved"] and code == 0
+
+
+def test_a_witness_the_rules_rule_out_is_settled_before_its_search() -> None:
+    """Without Main Phase 2, one induction step shows reach-main2 unreachable before the bounded search asks
+    its first question (rather than refuting every depth to the bound); a reachable witness is still
+    searched and found at its minimal depth."""
+    ts = TransitionSystem(Rules(main_phase_2=False))
+    induction = Induction(ts)
+    bmc = BMC(ts, "auto", unreachable=lambda g: induction.unreachable_at_once(g.check))
+    (main2,) = bmc._reach_group([Goal(BY_NAME["reach-main2"], c) for c in BY_NAME["reach-main2"].checks], 24)
+    assert main2.status == "unreachable" and bmc.questions == 0
+    (turn3,) = bmc._reach_group([Goal(BY_NAME["reach-turn-3"], c) for c in BY_NAME["reach-turn-3"].checks], 24)
+    assert turn3.status == "reached" and turn3.depth == 9 and bmc.questions > 0
+    # under the official rules the same question does not rule it out: it is reachable
+    assert not Induction(TransitionSystem(Rules())).unreachable_at_once(BY_NAME["reach-main2"].checks[0])
 
 
 def test_an_unknown_is_never_turned_into_not_found(tmp_path: Path) -> None:

@@ -282,16 +282,32 @@ class BMC:
 
         Each group of goals (`groups`) is searched by its own process and solver, at most `workers` at a
         time, taken in order as processes come free; `side` jobs (a proof, say) share the same processes,
-        first in line. Where processes cannot be forked, everything runs here one after the other, alike.
+        first in line, and so do side jobs appended to `side` while the search runs (a follow-up of a goal
+        just settled, by whoever heard it), ahead of the groups still waiting. Where processes cannot be
+        forked, everything runs here one after the other, alike.
         `events` hears, as they happen, each group's depth ("depth", (group, d, bound, pending)) and each
         goal settled ("settled", (goal index, Reach)): a live display shows a row at once."""
         emit = events or (lambda kind, data: None)
         self.used = session_name(self.solver)
         groups = self.groups(goals)
-        jobs: list[tuple[int, list[int]] | SideJob] = [*(side or []), *enumerate(groups)]
+        side = side if side is not None else []
+        jobs: list[tuple[int, list[int]] | SideJob] = [*side, *enumerate(groups)]
+        seen = len(side)
+
+        def later(queue: list[tuple[int, list[int]] | SideJob]) -> None:
+            """Side jobs appended since the last look go ahead of the groups still waiting."""
+            nonlocal seen
+            if len(side) > seen:
+                queue[0:0] = side[seen:]
+                seen = len(side)
+
         if len(jobs) < 2 or self.workers < 2 or "fork" not in mp.get_all_start_methods():
             done: dict[int, Reach] = {}
-            for job in jobs:
+            while True:
+                later(jobs)
+                if not jobs:
+                    break
+                job = jobs.pop(0)
                 if isinstance(job, SideJob):
                     job.done(job.run())
                     continue
@@ -305,7 +321,10 @@ class BMC:
         queue = list(jobs)
         live: dict[Any, tuple[Any, tuple[int, list[int]] | SideJob]] = {}
         try:
-            while queue or live:
+            while True:
+                later(queue)
+                if not queue and not live:
+                    break
                 while queue and len(live) < self.workers:
                     job = queue.pop(0)
                     recv, send = ctx.Pipe(duplex=False)

@@ -6,11 +6,16 @@
 2. Every invariant not proved, and every witness, is searched by bounded model checking from the
    initial state, one depth at a time up to the bound (engines/bmc.py): a trace found is of minimal
    length, proved so by the solver; a goal not reached was refuted at every depth up to the bound.
-3. A witness not reached within the bound is asked of induction the other way round: when its
-   negation is proved for all depths, the witness is `unreachable` under these rules.
+   First, in the search's process, a witness is asked of induction the other way round over the
+   proof's first layer: if one step proves its negation for all depths, it is `unreachable` at once.
+3. A witness not reached within the bound is asked again, with every proved invariant and k-induction:
+   when its negation is proved for all depths, the witness is `unreachable` under these rules.
 4. A witness neither reached nor proved unreachable (the deck-out loss needs most of a deck drawn)
-   is searched by seeded simulation, and a play found is shortened by delta debugging
-   (engines/shrink.py); it is `found`, marked as not proved minimal.
+   is found by seeded simulation, and a play found is shortened by delta debugging
+   (engines/shrink.py); it is `found`, marked as not proved minimal. The simulation runs in the
+   search's processes as soon as the witness's search ends (the walks do not depend on what they look
+   for, so the play is the same as if it ran last); it is used only if step 3 does not prove the
+   witness unreachable, in which case no play reaches it anyway.
 No engine is given a hint about any property: every engine works on the properties' own predicates.
 Every trace is replayed through the concrete interpreter; one that does not replay is an internal
 error, never a verdict. A solver that gives no answer makes the verdict `unknown`, never `holds` or
@@ -28,14 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from duelcheck.engines.base import Result
-from duelcheck.engines.bmc import BMC, SideJob
+from duelcheck.engines.bmc import BMC, SideJob, replay_moves
 from duelcheck.engines.kind import Induction
 from duelcheck.engines.limits import Watchdog
 from duelcheck.engines.sim import Simulator
 from duelcheck.engines.smt import Stopped
 from duelcheck.errors import InternalError
 from duelcheck.model.system import TransitionSystem
-from duelcheck.properties.catalog import Property
+from duelcheck.properties.catalog import Check, Property
 from duelcheck.rules import Rules
 
 # 24 steps cover three full turns and most of the fourth (the End Phase of turn 3 is 13 steps in, turn 4
@@ -112,6 +117,7 @@ class Checker:
         self.deadline = deadline
         self.workers = workers or default_workers()
         self._sim_steps = 0
+        self._sims: dict[tuple[str, str], Any] = {}  # each witness's simulation (simulate_one), by (property, case)
         self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
         self._open: set[tuple[str, str]] = set()  # results still being worked on by a later stage
         self.interrupted = False
@@ -237,13 +243,22 @@ class Checker:
             unreachable=first,
         )
         self.progress(f"bounded search of {sum(len(p.checks) for p in rest)} goal(s) to depth {self.depth}")
-        hear = lambda r: self._bmc_result(r, induction, bmc.used)  # noqa: E731
+        by_prop = {p.name: p for p in props}
+
+        def hear(r: Result) -> None:
+            self._bmc_result(r, induction, bmc.used)
+            if self.simulate and r.kind == "sometimes" and r.verdict in ("not-found", "unknown"):
+                # beyond the bound: its simulation takes the next free process at once, while other searches
+                # run (used only if the witness is not proved unreachable below; if it is, no play exists)
+                check = next(c for c in by_prop[r.prop].checks if c.label == r.case)
+                self.progress(f"searching {r.label} beyond the bound by simulation")
+                side.append(_Simulation(self, check, lambda v, key=(r.prop, r.case): self._sims.update({key: v})))
+
         for r in bmc.run(rest, self.depth, self._depth, hear, side):
             results[(r.prop, r.case)] = r
         unproved = [p for p in invariants if p.name in later and p.name not in induction.proved]
         for r in bmc.run(unproved, self.depth, self._depth, hear):
             results[(r.prop, r.case)] = r
-        by_prop = {p.name: p for p in props}
         missing = [r for r in results.values() if r.kind == "sometimes" and r.verdict in ("not-found", "unknown")]
         for r in results.values():
             if r not in missing:
@@ -292,33 +307,47 @@ class Checker:
                 r.note = "its negation is proved for all depths: no play under these rules reaches it"
             r.seconds += time.perf_counter() - t0
 
-    def _simulate(self, missing: list[Result], by_prop: dict[str, Property]) -> None:
+    def simulate_one(self, check: Check) -> tuple[int | None, list[tuple[str, dict[str, int]]], int, float]:
+        """Seeded simulation of one witness, its play shortened by delta debugging: the length found (None
+        when no walk reached it), the shortened play's moves, the steps the walks may take, and the seconds.
+        The walks do not depend on what is looked for, so a witness searched alone gets the play it would
+        get searched with others."""
         from duelcheck.engines.shrink import shrink
 
-        self.progress(f"searching {len(missing)} witness(es) beyond the bound by simulation")
-        checks = [next(c for c in by_prop[r.prop].checks if c.label == r.case) for r in missing]
         t0 = time.perf_counter()
         try:
             sim = Simulator(self.ts)
-            found = sim.search(checks, deadline=self._limit())
-            self._sim_steps = sim.max_steps
+            trace = sim.search([check], deadline=self._limit()).get(0)
+            if trace is None:
+                return None, [], sim.max_steps, time.perf_counter() - t0
+            short = shrink(self.ts, check, trace)
         except (KeyboardInterrupt, InternalError):
             raise
         except Exception as exc:  # a property or rule that fails to evaluate: never "not found"
             raise InternalError(f"the simulation failed: {type(exc).__name__}: {exc}") from exc
-        for i, r in enumerate(missing):
-            trace = found.get(i)
-            if trace is None:
+        moves = [(st.action, dict(st.params)) for st in short.steps[1:]]
+        return len(trace), moves, sim.max_steps, time.perf_counter() - t0
+
+    def _simulate(self, missing: list[Result], by_prop: dict[str, Property]) -> None:
+        """The witnesses still missing after the proofs, from their simulations (run in the search's processes
+        as each search ended, or here)."""
+        for r in missing:
+            key = (r.prop, r.case)
+            if key not in self._sims:
+                self.progress(f"searching {r.label} beyond the bound by simulation")
+                self._sims[key] = self.simulate_one(next(c for c in by_prop[r.prop].checks if c.label == r.case))
+            length, moves, self._sim_steps, seconds = self._sims[key]
+            r.seconds += seconds
+            if length is None:
                 r.note += f"; not found by seeded simulation either ({self._sim_steps} steps)"
                 continue
-            short = shrink(self.ts, checks[i], trace)
+            short = replay_moves(self.ts, None, moves)
             why = "beyond the bound" if r.verdict == "not-found" else "the solver gave no answer"
             r.verdict, r.trace, r.engine, r.minimal = "found", short, "sim+shrink", False
             r.note = (
-                f"{why}: found by seeded simulation ({len(trace)} steps) and shortened to {len(short)} "
+                f"{why}: found by seeded simulation ({length} steps) and shortened to {len(short)} "
                 "by delta debugging; not proved minimal"
             )
-            r.seconds += time.perf_counter() - t0
 
     # -- certificates -------------------------------------------------------------------------
     def _certify(self, prop: Property, r: Result) -> None:
@@ -356,6 +385,22 @@ class Checker:
         }
         write_trace(path, self.ts, r.trace, meta)
         r.trace_path = str(path)
+
+
+class _Simulation(SideJob):
+    """The seeded simulation of one witness its bounded search did not reach, in one of the search's
+    processes; its play comes back as moves, replayed here through the concrete interpreter."""
+
+    def __init__(self, checker: Checker, check: Check, then: Callable[[Any], None]):
+        self.checker = checker
+        self.check = check
+        self.then = then
+
+    def run(self) -> Any:
+        return self.checker.simulate_one(self.check)
+
+    def done(self, value: Any) -> None:
+        self.then(value)
 
 
 class _SlowProof(SideJob):

@@ -51,14 +51,136 @@ def yices_path() -> str | None:
 
 
 def _smt2_of(term: Any) -> list[str]:
-    """A Z3 term as SMT-LIB 2 lines: its declarations and one assertion."""
+    """A Z3 term as SMT-LIB 2 lines: its declarations (sorted by name) and one assertion in canonical form
+    (`canonical`). Z3's own printer names and orders the shared subterms by its internal ids, which depend
+    on every term the process made before: the same question would read differently to the solver after a
+    different history (another number of processes, another order of work), and may get another model."""
     s = z3.Solver()
     s.add(term)
-    out = []
-    for line in s.to_smt2().splitlines():
-        if line.startswith(("; ", "(set-info", "(check-sat")) or not line.strip():
+    decls, asserts = [], []
+    for form in _parse(s.to_smt2()):
+        if form and form[0] == "declare-fun":
+            decls.append(_text(form))
+        elif form and form[0] == "assert":
+            try:
+                asserts.append(f"(assert {canonical(form[1])})")
+            except _NotCanonical:
+                asserts.append(f"(assert {_text(form[1])})")
+    return sorted(decls) + asserts
+
+
+class _NotCanonical(Exception):
+    """A term `canonical` does not rewrite (a `let` nested inside it)."""
+
+
+_TOKEN = re.compile(r"\|[^|]*\||[()]|[^\s()|]+")
+Sexp = str | list["Sexp"]
+
+
+def _parse(text: str) -> list[Sexp]:
+    """The top-level forms of SMT-LIB 2 text, as nested lists of tokens (comments dropped)."""
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";"))
+    out: list[Sexp] = []
+    stack: list[list[Sexp]] = []
+    cur = out
+    for tok in _TOKEN.findall(text):
+        if tok == "(":
+            new: list[Sexp] = []
+            cur.append(new)
+            stack.append(cur)
+            cur = new
+        elif tok == ")":
+            cur = stack.pop()
+        else:
+            cur.append(tok)
+    return out
+
+
+def _text(e: Sexp) -> str:
+    return e if isinstance(e, str) else "(" + " ".join(_text(x) for x in e) + ")"
+
+
+def canonical(expr: Sexp) -> str:
+    """One expression as a function of its structure alone: its `let`s expanded into a graph of shared
+    subterms (structurally equal subterms are one node), then every node used more than once bound by a
+    `let`, in the order a left-to-right depth-first walk finishes them, named a!0, a!1, ... (measured: 0.07 s
+    for one step of the unrolling, whose text shrinks from 215 to 130 KB)."""
+    bindings: dict[str, Sexp] = {}
+    body = expr
+    while isinstance(body, list) and len(body) == 3 and body[0] == "let" and isinstance(body[1], list):
+        for binding in body[1]:
+            assert isinstance(binding, list) and isinstance(binding[0], str)
+            bindings[binding[0]] = binding[1]
+        body = body[2]
+    table: dict[str | tuple[int, ...], int] = {}
+    nodes: list[str | tuple[int, ...]] = []  # a token, or the node ids of an application's parts
+    named: dict[str, int] = {}
+    ids: list[int] = []
+    work: list[tuple[Sexp, bool]] = [(body, False)]
+    while work:  # post-order without recursion: terms nest deeper than Python's stack allows
+        node, done = work.pop()
+        key: str | tuple[int, ...]
+        if isinstance(node, list) and node and node[0] == "_":
+            node = _text(node)  # an indexed identifier, (_ bv5 9) or (_ extract 3 0): one token
+        elif isinstance(node, list) and node and node[0] == "let":
+            raise _NotCanonical  # a let inside a term: the printer's own text is used
+        if isinstance(node, str):
+            if node in bindings:
+                if node in named:
+                    ids.append(named[node])
+                elif done:
+                    named[node] = ids[-1]
+                else:
+                    work += [(node, True), (bindings[node], False)]
+                continue
+            key = node
+        elif not done:
+            work.append((node, True))
+            work += [(child, False) for child in reversed(node)]
             continue
-        out.append(line)
+        else:
+            key = tuple(ids[len(ids) - len(node) :])
+            del ids[len(ids) - len(node) :]
+        i = table.get(key)
+        if i is None:
+            i = table[key] = len(nodes)
+            nodes.append(key)
+        ids.append(i)
+    root = ids[0]
+    uses = [0] * len(nodes)
+    seen = {root}
+    todo = [root]
+    while todo:
+        k = nodes[todo.pop()]
+        if isinstance(k, tuple):
+            for c in k:
+                uses[c] += 1
+                if c not in seen:
+                    seen.add(c)
+                    todo.append(c)
+    text: list[str | None] = [None] * len(nodes)
+    lets: list[tuple[str, str]] = []
+    walk: list[tuple[int, bool]] = [(root, False)]
+    while walk:
+        i, done = walk.pop()
+        if text[i] is not None:
+            continue
+        k = nodes[i]
+        if isinstance(k, str):
+            text[i] = k
+            continue
+        if not done:
+            walk.append((i, True))
+            walk += [(c, False) for c in reversed(k) if text[c] is None]
+            continue
+        t = "(" + " ".join(text[c] or "" for c in k) + ")"
+        if uses[i] >= 2:
+            lets.append((f"a!{len(lets)}", t))
+            t = lets[-1][0]
+        text[i] = t
+    out = text[root] or ""
+    for name, value in reversed(lets):
+        out = f"(let (({name} {value})) {out})"
     return out
 
 

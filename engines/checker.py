@@ -252,7 +252,7 @@ class Checker:
                 # run (used only if the witness is not proved unreachable below; if it is, no play exists)
                 check = next(c for c in by_prop[r.prop].checks if c.label == r.case)
                 self.progress(f"searching {r.label} beyond the bound by simulation")
-                side.append(_Simulation(self, check, lambda v, key=(r.prop, r.case): self._sims.update({key: v})))
+                side.append(_Simulation(self, check, (r.prop, r.case)))
 
         for r in bmc.run(rest, self.depth, self._depth, hear, side):
             results[(r.prop, r.case)] = r
@@ -391,16 +391,16 @@ class _Simulation(SideJob):
     """The seeded simulation of one witness its bounded search did not reach, in one of the search's
     processes; its play comes back as moves, replayed here through the concrete interpreter."""
 
-    def __init__(self, checker: Checker, check: Check, then: Callable[[Any], None]):
+    def __init__(self, checker: Checker, check: Check, key: tuple[str, str]):
         self.checker = checker
         self.check = check
-        self.then = then
+        self.key = key  # (property, case)
 
     def run(self) -> Any:
         return self.checker.simulate_one(self.check)
 
     def done(self, value: Any) -> None:
-        self.then(value)
+        self.checker._sims[self.key] = value
 
 
 class _SlowProof(SideJob):

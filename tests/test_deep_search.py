@@ -150,7 +150,7 @@ print(hashlib.sha256(text.encode()).hexdigest())
 """
 
 
-def test_the_solver_reads_the_same_text_whatever_the_process_did_before() -> None:
+def test_the_solver_reads_the_same_text_whatever_the_process_did_before(tmp_path: Path) -> None:
     """The text a question is sent as depends on the terms alone, not on the terms the process made before
     (Z3's printer names and orders shared subterms by internal ids): so the traces do not depend on the
     number of processes or the order of work."""
@@ -159,7 +159,12 @@ def test_the_solver_reads_the_same_text_whatever_the_process_did_before() -> Non
 
     texts = {
         history: subprocess.run(
-            [sys.executable, "-c", _TEXT_OF_TWO_STEPS, history], capture_output=True, text=True, check=True
+            # run outside the repository: its root's folders would shadow the installed package
+            [sys.executable, "-c", _TEXT_OF_TWO_STEPS, history],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
         ).stdout
         for history in ("fresh", "after-other-work")
     }

@@ -369,8 +369,8 @@ class Induction:
     def prove_negation(self, check: Check, suite: list[Property]) -> bool:
         """Whether a witness is unreachable: its negation holds in every reachable state (every step).
         Asked first on its own, then with the proved invariants of the suite as lemmas."""
-        probe = Property(f"not {check.label}", "always", "", "", (negation(check),))
-        if not self._base(probe):
+        probe = self._probe(check)
+        if probe is None:
             return False
         if self._inductive([probe], []):
             return True
@@ -391,10 +391,13 @@ class Induction:
         0.15 s for each witness of the suite), so that a witness the rules rule out (`reach-main2` with no
         Main Phase 2) is not refuted depth after depth to the bound. It reads the first layer alone, never
         the second, whose proof may still run: the answer does not depend on timing."""
+        probe = self._probe(check)
+        return probe is not None and bool(self._inductive([probe], self._state_facts(self._suite, self.quick)))
+
+    def _probe(self, check: Check) -> Property | None:
+        """The witness's negation as an invariant, if it holds in the initial state and after every first step."""
         probe = Property(f"not {check.label}", "always", "", "", (negation(check),))
-        if not self._base(probe):
-            return False
-        return bool(self._inductive([probe], self._state_facts(self._suite, self.quick)))
+        return probe if self._base(probe) else None
 
     def _k_inductive(self, check: Check, suite: list[Property], k: int) -> bool:
         """Whether the witness `check` is unreachable by k-induction: no play of k steps from the start

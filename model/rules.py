@@ -43,7 +43,7 @@ from duelcheck.model.cards import (
     Phase,
 )
 from duelcheck.model.kit import Val
-from duelcheck.model.state import PARAMS, Builder, State
+from duelcheck.model.state import PARAMS, Builder, State, action_body
 
 
 class Params:
@@ -61,6 +61,9 @@ class Params:
 
 Body = Callable[[State, Params, Builder], None]
 Candidates = Callable[[State], Iterable[dict[str, int]]]
+# a composite action's parts: the actions it takes in succession, with their parameters, read from the
+# state before the whole step and the composite's own parameters
+Parts = Callable[[State, Params], list[tuple[str, Params]]]
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Action:
     params: tuple[str, ...]
     body: Body
     candidates: Candidates = field(compare=False)
+    parts: Parts | None = field(default=None, compare=False)  # a composite: other actions in succession
 
 
 ACTIONS: list[Action] = []
@@ -79,6 +83,33 @@ ACTIONS: list[Action] = []
 def action(name: str, clause: str, params: tuple[str, ...], candidates: Candidates) -> Callable[[Body], Body]:
     def register(fn: Body) -> Body:
         ACTIONS.append(Action(name, clause, (fn.__doc__ or "").strip(), params, fn, candidates))
+        return fn
+
+    return register
+
+
+def composite(name: str, clause: str, params: tuple[str, ...], candidates: Candidates) -> Callable[[Parts], Parts]:
+    """An action that is other actions taken in succession within one step: each part's body runs on the
+    state the previous part made, as the part itself (a rule changed in a part changes the composite
+    alike). The parts stay actions, so a composite adds no play and removes none; it only lets a search
+    take a common run of actions as one step. A composite step is never the step a property reads: its
+    parts are, each as the fine step it is (properties/catalog.py `Check.eval`)."""
+
+    def register(fn: Parts) -> Parts:
+        def body(s: State, a: Params, n: Builder) -> None:
+            for i, (part, pa) in enumerate(fn(s, a)):
+                if i == 0:
+                    with action_body(part):
+                        ACTION_BY_NAME[part].body(s, pa, n)
+                    continue
+                mid = State(n.k, n.r, n.schema, dict(n.v))
+                then = mid.edit()
+                with action_body(part):
+                    ACTION_BY_NAME[part].body(mid, pa, then)
+                n.v.update(then.v)
+                n.guards.extend(then.guards)
+
+        ACTIONS.append(Action(name, clause, (fn.__doc__ or "").strip(), params, body, candidates, fn))
         return fn
 
     return register
@@ -414,13 +445,21 @@ def damage_calculation(n: Builder) -> None:
                 n.set("winner", winner_if_loses(n, p))
 
 
+def main1_ends(s: State) -> Val:
+    """6.3.3: whether the phase ending now is the one after which the turn player chooses the next phase
+    (Main Phase 1, or the phase before it when Main Phase 1 is skipped)."""
+    k, ph = s.k, s.g("phase")
+    before_main1 = Phase.STANDBY if s.r.standby_phase else Phase.DRAW
+    return k.or_(ph == Phase.MAIN1, k.and_(ph == before_main1, s.g("skip_m1", s.tp)))
+
+
 def advance(n: Builder, choice: Val) -> None:
     """6.3: both players passed in succession with an empty chain: the phase or step ends."""
     k, r, tp = n.k, n.r, n.tp
     ph = n.g("phase")
     # the phase Main Phase 1 would follow: the Standby Phase (6.3.2), or the Draw Phase where there is none
     before_main1 = Phase.STANDBY if r.standby_phase else Phase.DRAW
-    decides = k.or_(ph == Phase.MAIN1, k.and_(ph == before_main1, n.g("skip_m1", tp)))
+    decides = main1_ends(n)
     with n.when(k.not_(decides)):
         # 6.3.5: Main Phase 2 follows the end of a Battle Phase (saying so there is no choice, but not wrong)
         n.require(
@@ -650,6 +689,17 @@ def end_step(s: State, a: Params, n: Builder) -> None:
     n.require(s.k.not_(s.g("passed")), "6.3: the other player has already passed; one more pass ends the step")
     pass_(s, Params({"choice": NO_CHOICE}), n)
     in_succession(n, pass_, a)
+
+
+@composite("end_steps", "6.3", ("choice",), _choices)
+def end_steps(s: State, a: Params) -> list[tuple[str, Params]]:
+    """Two phases or steps end in succession, each when both players pass with an empty chain (6.3): two
+    `end_step` actions. The choice at the end of Main Phase 1 (6.3.3) goes to whichever of the two ends it."""
+    first = main1_ends(s)
+    return [
+        ("end_step", Params({"choice": s.k.ite(first, a.choice, NO_CHOICE, w=4)})),
+        ("end_step", Params({"choice": s.k.ite(first, NO_CHOICE, a.choice, w=4)})),
+    ]
 
 
 def in_succession(n: Builder, body: Body, a: Params) -> None:

@@ -240,24 +240,31 @@ class Rejected(Exception):
 class Builder(State):
     """A successor under construction: guarded (require) and conditional (when) writes."""
 
-    __slots__ = ("base", "conds", "guards")
+    __slots__ = ("alive", "base", "conds", "guards")
 
     def __init__(self, base: State):
         super().__init__(base.k, base.r, base.schema, dict(base.v))
         self.base = base
         self.conds: list[Val] = []
         self.guards: list[tuple[Val, str]] = []
+        self.alive = [True]  # concrete: whether every enclosing `when` holds, innermost last
 
     def _cond(self) -> Val:
+        if not self.k.symbolic:
+            return self.alive[-1]
         return self.k.and_(*self.conds) if self.conds else True
 
     @contextmanager
     def when(self, cond: Val) -> Iterator[None]:
         self.conds.append(cond)
+        if not self.k.symbolic:
+            self.alive.append(self.alive[-1] and bool(cond))
         try:
             yield
         finally:
             self.conds.pop()
+            if not self.k.symbolic:
+                self.alive.pop()
 
     def require(self, cond: Val, reason: str | Callable[[State], str]) -> None:
         """A conjunct of the guard, with the clause and words a judge would use when it fails (a function of

@@ -13,7 +13,7 @@ import z3
 
 from duelcheck.model.cards import POINTS, Phase
 from duelcheck.model.kit import SYMBOLIC, Val
-from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params
+from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE, ACTIONS, Action, Params
 from duelcheck.model.state import (
     PARAMS,
     FieldSpec,
@@ -70,9 +70,10 @@ class TransitionSystem:
         self.keys: list[Key] = [key for f in self.fields for key in f.cells()]
         self.game_fields: tuple[FieldSpec, ...] = tuple(f for f in self.fields if not f.ghost)
         self.game_keys: list[Key] = [key for f in self.game_fields for key in f.cells()]
+        self.game_set = frozenset(self.game_keys)
         self.actions: list[Action] = ACTIONS
         self.act_width = max(1, (len(ACTIONS) - 1).bit_length())
-        self._template: SymStep | None = None
+        self._template: dict[bool, SymStep] = {}
 
     # -- concrete -----------------------------------------------------------------------------
     def init(self) -> State:
@@ -94,6 +95,11 @@ class TransitionSystem:
         unknown = set(params) - set(act.params)
         if unknown:
             return Outcome(False, None, f"{name} takes no parameter {', '.join(sorted(unknown))}")
+        if act.parts is not None:  # a composite: its parts taken one after the other, each as itself
+            fine = self.expand(s, name, params)
+            if isinstance(fine, Outcome):
+                return fine
+            return Outcome(True, fine[-1].state, None)
         n = s.edit()
         try:
             with action_body(name):  # the mutation hook's run (model/state.py), when one is installed
@@ -108,6 +114,25 @@ class TransitionSystem:
         post = State(s.k, s.r, s.schema, n.v)
         post.v.update(self.history.advance(s, name, dict(params), False, post))
         return Outcome(True, post, None)
+
+    def expand(self, s: State, name: str, params: dict[str, Any]) -> list[Step] | Outcome:
+        """The fine steps of one step: the step itself, or a composite action's parts (model/rules.py
+        `composite`) taken in turn from `s`; the refusal of the first part refused, if one is."""
+        act = ACTION_BY_NAME[name]
+        if act.parts is None:
+            out = self.apply(s, name, params)
+            return [Step(name, dict(params), out.state)] if out.ok and out.state is not None else out
+        steps: list[Step] = []
+        state = s
+        full = Params({p: params.get(p, 0) for p in act.params})
+        for part, pa in act.parts(s, full):
+            pp = {p: int(v) for p, v in vars(pa).items()}
+            out = self.apply(state, part, pp)
+            if not out.ok or out.state is None:
+                return out
+            state = out.state
+            steps.append(Step(part, pp, state))
+        return steps
 
     def successors(self, s: State) -> Iterator[Step]:
         """Every enabled action instance and its successor (candidates filtered by the guard)."""
@@ -125,14 +150,17 @@ class TransitionSystem:
         c = self.init()
         return z3.And(*(s.v[key] == c.v[key] for key in self.keys))
 
-    def sym_step(self, pre: State, tag: str) -> SymStep:
+    def sym_step(self, pre: State, tag: str, fine: bool = False) -> SymStep:
         """The transition relation from `pre` to a fresh state `post`, with fresh action and parameter variables.
 
-        The relation is built once, over template variables, and copied per step by substitution.
+        The relation is built once, over template variables, and copied per step by substitution. `fine`:
+        without the composite actions (model/rules.py `composite`). Their steps are runs of fine steps, so
+        both relations reach the same states: a proof for all depths needs only the fine one (smaller), a
+        search for a short play takes the whole one.
         """
-        if self._template is None:
-            self._template = self._build_step(self.sym_state("@pre"), "@post")
-        tpl = self._template
+        if self._template.get(fine) is None:
+            self._template[fine] = self._build_step(self.sym_state("@pre"), "@post", fine)
+        tpl = self._template[fine]
         act = z3.BitVec("act" + tag, self.act_width)
         pvars = {name: spec.z3var(tag) for name, spec in PARAMS.items()}
         post = self.sym_state(tag)
@@ -142,30 +170,58 @@ class TransitionSystem:
         relation = z3.substitute(tpl.relation, *pairs)
         return SymStep(act, pvars, pre, post, relation)
 
-    def _build_step(self, pre: State, tag: str) -> SymStep:
+    def _build_step(self, pre: State, tag: str, fine: bool = False) -> SymStep:
         act = z3.BitVec("act" + tag, self.act_width)
         pvars = {name: spec.z3var(tag) for name, spec in PARAMS.items()}
         post = self.sym_state(tag)
         updates: dict[Key, Any] = {key: pre.v[key] for key in self.keys}
         choices = []
+        composed: dict[int, State] = {}
         for code, a in enumerate(self.actions):
             params = Params({name: pvars[name] for name in a.params})
-            n = pre.edit()
-            with action_body(a.name):  # the same run of the mutation hook as in `apply`
-                a.body(pre, params, n)
-            g = n.guard()
+            if a.parts is not None and fine:
+                continue
+            if a.parts is not None:
+                g, post_v = self._composite(pre, a, params)
+                composed[code] = post_v
+                values = post_v.v
+            else:
+                n = pre.edit()
+                with action_body(a.name):  # the same run of the mutation hook as in `apply`
+                    a.body(pre, params, n)
+                g, values = n.guard(), n.v
             unused = [self._zero(PARAMS[name], pvars[name]) for name in PARAMS if name not in a.params]
             choices.append(z3.And(act == code, g, *unused))
-            for key in self.keys:
-                val = n.v[key]
+            for key in self.game_keys:
+                val = values[key]
                 if val is not pre.v[key]:
                     updates[key] = z3.If(act == code, val, updates[key])
-        # the property layer's history follows what the step did (the action taken, the state it made)
+        # the property layer's history follows what the step did (the action taken, the state it made); through
+        # a composite's parts, one part at a time, as when they are taken as steps of their own
         updates.update(self.history.advance(pre, act, pvars, True, State(pre.k, pre.r, pre.schema, dict(updates))))
+        for code, whole in composed.items():
+            for key in self.keys:
+                if key not in self.game_set:
+                    updates[key] = z3.If(act == code, whole.v[key], updates[key])
         domains = [PARAMS[name].domain(pvars[name]) for name in PARAMS]
         frame = [post.v[key] == updates[key] for key in self.keys]
         relation = z3.And(z3.Or(*choices), z3.ULT(act, len(self.actions)), *domains, *frame)
         return SymStep(act, pvars, pre, post, relation)
+
+    def _composite(self, pre: State, a: Action, params: Params) -> tuple[Any, State]:
+        """A composite action's guard and the state its parts make, the history advanced after each part."""
+        assert a.parts is not None
+        guards = []
+        cur = pre
+        for part, pa in a.parts(pre, params):
+            n = cur.edit()
+            with action_body(part):
+                ACTION_BY_NAME[part].body(cur, pa, n)
+            guards.append(n.guard())
+            made = State(pre.k, pre.r, pre.schema, dict(n.v))
+            made.v.update(self.history.advance(cur, ACTION_CODE[part], dict(vars(pa)), True, made))
+            cur = made
+        return z3.And(*guards), cur
 
     @staticmethod
     def _zero(spec: Any, var: Any) -> Any:
@@ -181,10 +237,21 @@ class TransitionSystem:
         return act.name, params
 
 
+def parts_of(pre: State, name: str, params: dict[str, int], post: State) -> list[Step]:
+    """One step of a play as the fine steps a person or an engine takes: the step itself, or a composite
+    action's parts with the states between them (for a duel log, `show`, a picture). A step the rules
+    refuse (a trace read with missing parameters) stays as it is, for a reader to show."""
+    act = ACTION_BY_NAME.get(name)
+    if act is None or act.parts is None:
+        return [Step(name, params, post)]
+    steps = TransitionSystem(pre.r).expand(pre, name, params)
+    return [Step(name, params, post)] if isinstance(steps, Outcome) else steps
+
+
 def value_of(term: Any, signed: bool = True) -> Any:
     if z3.is_bool(term):
         return z3.is_true(term)
     return term.as_signed_long() if signed and term.size() > 1 else term.as_long()
 
 
-__all__ = ["SYMBOLIC", "Outcome", "Step", "SymStep", "TransitionSystem"]
+__all__ = ["SYMBOLIC", "Outcome", "Step", "SymStep", "TransitionSystem", "parts_of"]

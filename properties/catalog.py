@@ -8,8 +8,10 @@ properties are witnesses that must be found, so that a vacuous model cannot pass
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+import z3
 
 from duelcheck.model.cards import (
     ATK_CAP,
@@ -39,6 +41,7 @@ from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
     ACTION_BY_NAME,
     ACTION_CODE,
+    ACTIONS,
     MONSTER_EFFECTS,
     Params,
     draw_pending,
@@ -49,6 +52,7 @@ from duelcheck.model.rules import (
 from duelcheck.model.state import Rejected, State
 
 Kind_ = Literal["always", "sometimes"]
+COMPOSITES = tuple(a.name for a in ACTIONS if a.parts is not None)
 
 
 class ActionView:
@@ -63,6 +67,13 @@ class ActionView:
         if self._symbolic:
             return self._id == ACTION_CODE[name]
         return self._id == name
+
+    def composite(self) -> Val:
+        """Whether the action is a composite (model/rules.py `composite`): other actions in one step."""
+        terms = [self.is_(name) for name in COMPOSITES]
+        if all(isinstance(t, bool) for t in terms):
+            return any(terms)
+        return z3.Or(*terms)
 
     def p(self, name: str) -> Val:
         return self._params.get(name, 0)
@@ -79,12 +90,26 @@ class Check:
     label: str
     on: Literal["state", "step"]
     fn: Callable[..., Val]
+    kind: Kind_ = "always"  # set by the property that holds the check
 
     def eval(self, pre: State | None, act: ActionView | None, post: State) -> Val:
+        """The predicate in `post` (a state check) or on the step pre -> post (a step check).
+
+        A step check reads fine steps: a composite step (several actions in one, model/rules.py) is never
+        the step it reads, since each of its parts is also a step of its own from a reachable state, where
+        the check reads it. So an invariant's step check holds on a composite step, and a witness's step
+        check is not reached by one; a play ends in a witness step only with a fine step."""
         if self.on == "state":
             return self.fn(post)
         assert pre is not None and act is not None
-        return self.fn(pre, act, post)
+        whole = self.fn(pre, act, post)
+        if not COMPOSITES:
+            return whole
+        k = post.k
+        many = act.composite()
+        if self.kind == "always":
+            return k.or_(many, whole)
+        return k.and_(k.not_(many), whole)
 
 
 @dataclass(frozen=True)
@@ -101,11 +126,11 @@ PROPERTIES: list[Property] = []
 
 
 def always(name: str, clause: str, doc: str, *checks: Check, certify: Any = None) -> None:
-    PROPERTIES.append(Property(name, "always", clause, doc, checks, certify))
+    PROPERTIES.append(Property(name, "always", clause, doc, tuple(replace(c, kind="always") for c in checks), certify))
 
 
 def sometimes(name: str, clause: str, doc: str, *checks: Check) -> None:
-    PROPERTIES.append(Property(name, "sometimes", clause, doc, checks))
+    PROPERTIES.append(Property(name, "sometimes", clause, doc, tuple(replace(c, kind="sometimes") for c in checks)))
 
 
 def state(fn: StatePred, label: str = "") -> Check:

@@ -208,19 +208,19 @@ def _compact(v: Any) -> str:
 def shown_steps(trace: Trace) -> list[ShownStep]:
     """Every step of a trace (step 0 is the start) in the duel-log format's words."""
     from duelcheck.log import describe, log_action
+    from duelcheck.model.system import parts_of
 
-    views = [flatten(describe(st.state)) for st in trace.steps]
     out = []
     for i in range(1, len(trace.steps)):
-        pre, step = trace.steps[i - 1].state, trace.steps[i]
-        act = ACTION_BY_NAME.get(step.action)
-        action = log_action(pre, step.action, dict(step.params), step.state)
-        chooser = int(pre.tp) if "then" in action else None  # the turn player picks the next phase (6.3)
-        out.append(
-            ShownStep(
-                i, actor(pre, step.action), action, act.clause if act else "", changes(views[i - 1], views[i]), chooser
-            )
-        )
+        pre, whole = trace.steps[i - 1].state, trace.steps[i]
+        # a composite step (several actions in one) is shown as its actions, each under the step's number
+        for step in parts_of(pre, whole.action, dict(whole.params), whole.state):
+            act = ACTION_BY_NAME.get(step.action)
+            action = log_action(pre, step.action, dict(step.params), step.state)
+            chooser = int(pre.tp) if "then" in action else None  # the turn player picks the next phase (6.3)
+            changed = changes(flatten(describe(pre)), flatten(describe(step.state)))
+            out.append(ShownStep(i, actor(pre, step.action), action, act.clause if act else "", changed, chooser))
+            pre = step.state
     return out
 
 

@@ -134,7 +134,8 @@ def phase_graph(rules: Rules) -> PhaseGraph:
     t0 = time.perf_counter()
     ts = TransitionSystem(rules)
     pre = ts.sym_state("@graph.pre")
-    step = ts.sym_step(pre, "@graph.post")
+    # the phases' order as the fine steps take it: a composite step (two phase ends in one) is a path here
+    step = ts.sym_step(pre, "@graph.post", fine=True)
     post = step.post
     well_formed = [c.eval(None, None, pre) for c in BY_NAME["well-formed"].checks if c.on == "state"]
     solver = z3.SolverFor("QF_BV")  # every term is a bit-vector or a Boolean: much faster than the default

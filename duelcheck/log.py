@@ -1123,7 +1123,7 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
     p = params
     if name in ("normal_draw", "discard"):
         return {"action": name}
-    if name in ("pass", "end_step"):
+    if name in ("pass", "end_step", "end_steps"):  # end_steps: only a step the rules refused, shown as it is
         out: dict[str, Any] = {"action": name}
         if p.get("choice", NO_CHOICE) != NO_CHOICE:
             out["then"] = CHOICE_NAME[p["choice"]]
@@ -1190,12 +1190,17 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
 
 def log_of(steps: list[tuple[str, dict[str, int], State]], rules: Rules, title: str = "") -> dict[str, Any]:
     """A play (the first entry's state is the board) as a duel log with full observed states."""
+    from duelcheck.model.system import parts_of
+
     first = steps[0][2]
     actions = []
-    for (_, _, pre), (name, params, state) in itertools.pairwise(steps):
-        entry = log_action(pre, name, params, state)
-        entry["observed"] = describe(state)
-        actions.append(entry)
+    for (_, _, before), (whole, whole_params, after) in itertools.pairwise(steps):
+        pre = before
+        for part in parts_of(before, whole, whole_params, after):  # a composite step as the actions it takes
+            entry = log_action(pre, part.action, part.params, part.state)
+            entry["observed"] = describe(part.state)
+            actions.append(entry)
+            pre = part.state
     doc: dict[str, Any] = {"format": FORMAT}
     if title:
         doc["title"] = title

@@ -143,8 +143,8 @@ def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> li
     out = []
     pre = ts.sym_state("@guard")
     for act in ACTIONS:
-        if actions is not None and act.name not in actions:
-            continue
+        if act.parts is not None or (actions is not None and act.name not in actions):
+            continue  # a composite's guards are its parts' own
         params = {name: PARAMS[name].z3var(f"@guard@{act.name}") for name in act.params}
         hook = MutationHook(record=True)  # records every `require` call with what it was given
         n = pre.edit()
@@ -1128,7 +1128,7 @@ def run(
             raise InputError(f"--action: unknown action {unknown[0]!r} (actions: {', '.join(ACTION_BY_NAME)})")
     ts = TransitionSystem(rules)
     goals = [where_goal(expr, rules) for expr in wheres]  # parse errors before any work
-    tested = [a.name for a in ACTIONS if guards and (actions is None or a.name in actions)]
+    tested = [a.name for a in ACTIONS if guards and a.parts is None and (actions is None or a.name in actions)]
     needed = set(tested)
     if boundaries:
         goals += [Goal(f"boundary.{b.name}", "boundary", b.doc, b.clause, b.action, pred=b.pred) for b in BOUNDARIES]

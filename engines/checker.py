@@ -14,8 +14,9 @@
    is found by seeded simulation, and a play found is shortened by delta debugging
    (engines/shrink.py); it is `found`, marked as not proved minimal. The simulation runs in the
    search's processes as soon as the witness's search ends (the walks do not depend on what they look
-   for, so the play is the same as if it ran last); it is used only if step 3 does not prove the
-   witness unreachable, in which case no play reaches it anyway.
+   for, so the play is the same as if it ran last). A witness its simulation reached is not asked
+   of step 3 (a play exists: no sound proof says otherwise); one it did not reach is, and the play is
+   used only if step 3 does not prove the witness unreachable.
 No engine is given a hint about any property: every engine works on the properties' own predicates.
 Every trace is replayed through the concrete interpreter; one that does not replay is an internal
 error, never a verdict. A solver that gives no answer makes the verdict `unknown`, never `holds` or
@@ -263,8 +264,11 @@ class Checker:
         for r in results.values():
             if r not in missing:
                 self._settle(r)
-        if missing and self.prove:
-            self._unreachable(induction, missing, by_prop)
+        # a witness its simulation has reached is reachable: no proof could show otherwise, so none is asked
+        # (the proof is sound, so the verdict does not depend on whether the simulation ran first)
+        played = [r for r in missing if self._sims.get((r.prop, r.case), (None,))[0] is not None]
+        if self.prove and len(played) < len(missing):
+            self._unreachable(induction, [r for r in missing if r not in played], by_prop)
         for r in missing:
             if r.verdict == "unreachable" or not self.simulate:
                 self._settle(r)

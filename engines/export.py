@@ -117,7 +117,7 @@ def chc_system(ts: TransitionSystem, prop: Property) -> Horn:
     Inv ranges over bit-vectors only: where the state has a Bool flag, Inv has a one-bit bit-vector (#b1 for
     true) and the formulas read the flag as `(= flag #b1)`."""
     pre = ts.sym_state("@0")
-    st = ts.sym_step(pre, "@1")
+    st = ts.sym_step(pre, "@1", fine=True)  # the same reachable states as with the composite actions
     now = [pre.v[key] for key in ts.keys]
     nxt = [st.post.v[key] for key in ts.keys]
     moves = [st.act, *(st.params[name] for name in PARAMS)]

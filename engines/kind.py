@@ -93,9 +93,11 @@ class Induction:
         self.from_cache = False
         self._suite: list[Property] = []
         self._pre = system.sym_state("@i0")
-        self._st = system.sym_step(self._pre, "@i1")
+        # composite actions (runs of fine steps in one) reach no state the fine steps do not: proofs over
+        # every depth take the fine relation only
+        self._st = system.sym_step(self._pre, "@i1", fine=True)
         self._act = ActionView(self._st.act, self._st.params, symbolic=True)
-        self._first = system.sym_step(system.sym_state("@b0"), "@b1")  # the first step, for the base case
+        self._first = system.sym_step(system.sym_state("@b0"), "@b1", fine=True)  # the first step, for the base case
         self._memo: dict[tuple[str, str], tuple[Property, list[Any]]] = {}  # a property's facts, built once
 
     # -- questions ----------------------------------------------------------------------------
@@ -114,8 +116,10 @@ class Induction:
         return solver.check()
 
     def _cases(self, st: SymStep) -> Iterator[tuple[int, list[Any]]]:
-        """The case split: each action, for each turn player."""
-        for code in range(len(self.ts.actions)):
+        """The case split: each action (of the fine relation the proofs take), for each turn player."""
+        for code, action in enumerate(self.ts.actions):
+            if action.parts is not None:
+                continue
             for player in (0, 1):
                 yield code, [st.act == code, st.pre.tp == player]
 
@@ -438,7 +442,7 @@ class Induction:
         out: list[tuple[Any, SymStep]] = []
         pre = self.ts.sym_state(f"{tag}_0")
         for i in range(1, n + 1):
-            st = self.ts.sym_step(pre, f"{tag}_{i}")
+            st = self.ts.sym_step(pre, f"{tag}_{i}", fine=True)
             out.append((pre, st))
             pre = st.post
         return out

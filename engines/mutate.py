@@ -300,7 +300,8 @@ def _sites(rules_json: str) -> tuple[GuardSite, ...]:
     ts = TransitionSystem(Rules(**json.loads(rules_json)))
     out: list[GuardSite] = []
     for act in R.ACTIONS:
-        out += guard_terms(ts, act.name, "@sites").sites
+        if act.parts is None:  # a composite's guards are its parts' own sites
+            out += guard_terms(ts, act.name, "@sites").sites
     return tuple(out)
 
 

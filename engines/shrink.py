@@ -1,7 +1,8 @@
 """Shortening a play that reaches a witness: delta debugging over its actions.
 
 A candidate is the play with a run of actions removed, or with two single passes in succession
-replaced by the step where both players pass; it is kept when the concrete interpreter allows every
+replaced by the step where both players pass (and, at the end, runs of actions a composite action takes
+as one step replaced by it); it is kept when the concrete interpreter allows every
 action of it and the witness is reached (the play is cut at the first step that reaches it). Runs are
 tried from long to short, to a fixpoint: no single action can then be removed. The result is
 deterministic (no randomness, no clock) but not proved minimal.
@@ -50,6 +51,30 @@ def _merge_passes(moves: list[Move]) -> list[Move]:
     return out
 
 
+def _merge_composites(ts: TransitionSystem, start: State, moves: list[Move]) -> list[Move]:
+    """Runs of actions that a composite action (model/rules.py `composite`) takes as one step, as that step."""
+    composites = [a for a in ts.actions if a.parts is not None]
+    out: list[Move] = []
+    state, i = start, 0
+    while i < len(moves):
+        taken: Move = moves[i]
+        width = 1
+        for act in composites:
+            for params in act.candidates(state):
+                parts = ts.expand(state, act.name, params)
+                if isinstance(parts, list) and [(p.action, p.params) for p in parts] == moves[i : i + len(parts)]:
+                    taken, width = (act.name, dict(params)), len(parts)
+                    break
+            if width > 1:
+                break
+        done = ts.apply(state, *taken)
+        if not done.ok or done.state is None:
+            return moves
+        out.append(taken)
+        state, i = done.state, i + width
+    return out
+
+
 def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int = 4000) -> Trace:
     """A shorter play that still reaches the witness (the trace itself when nothing can go)."""
     start = trace.steps[0].state
@@ -78,4 +103,9 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
                 i += chunk
         if not removed:
             chunk //= 2
+    # the play's common runs as composite steps (kept when the witness is still reached: a step check is
+    # never reached by a composite step)
+    steps = _reaches(ts, check, start, _merge_composites(ts, start, [(st.action, st.params) for st in best]))
+    if steps is not None and len(steps) < len(best):
+        best = steps
     return Trace([trace.steps[0], *best])

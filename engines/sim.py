@@ -2,7 +2,7 @@
 for bounded model checking (a deck running out takes hundreds of steps).
 
 The policy is seeded and reproducible: with probability `calm` a player takes the first enabled
-"calm" action (draw, resolve, discard, stop a replay, both players pass), otherwise any enabled
+"calm" action (draw, resolve, discard, stop a replay, both players pass, twice or once), otherwise any enabled
 action at random. The number of walks and their length are fixed, not a time budget, so the same
 rules give the same plays on any machine; only a time limit the user sets can cut the search short.
 """
@@ -24,6 +24,9 @@ CALM: tuple[tuple[str, dict[str, int]], ...] = (
     ("resolve", {}),
     ("discard", {}),
     ("replay_select", {"tzone": STOP}),
+    ("end_steps", {"choice": NO_CHOICE}),  # two phase ends in one step: a calm turn in three steps
+    ("end_steps", {"choice": TO_END}),
+    ("end_steps", {"choice": TO_BATTLE}),
     ("end_step", {"choice": NO_CHOICE}),
     ("end_step", {"choice": TO_END}),
     ("end_step", {"choice": TO_BATTLE}),

@@ -78,10 +78,10 @@ def test_coverage_of_normal_draw(draw_boards: Path) -> None:
     assert cov["depth"] == 5
     (action,) = cov["actions"]
     assert action["action"] == "normal_draw"
-    assert action["legal"]["status"] == "found" and action["legal"]["depth"] == 4  # turn 2's Draw Phase
+    assert action["legal"]["status"] == "found" and action["legal"]["depth"] == 2  # turn 2's Draw Phase
     by_reason = {g["reason"]: g["illegal"] for g in action["guards"]}
     assert by_reason["6.3.1: the player who goes first does not draw on turn 1"]["depth"] == 0
-    assert by_reason[DRAW_ONE]["status"] == "found" and by_reason[DRAW_ONE]["depth"] == 5
+    assert by_reason[DRAW_ONE]["status"] == "found" and by_reason[DRAW_ONE]["depth"] == 3
     # outside the Draw Phase the draw was always made (a well-formed fact): no twin can exist
     assert by_reason["6.3.1: the normal draw is made in the Draw Phase"]["status"] == "unreachable"
     assert by_reason["duel_over"]["status"] == "not-found"
@@ -285,7 +285,7 @@ def test_boundary_boards_under_small_limits(tmp_path: Path) -> None:
         got["boundary.hand.at-limit-end-phase"],
         got["boundary.chain.longest"],
     )
-    assert (over.depth, at.depth, chain.depth) == (3, 4, 3)
+    assert (over.depth, at.depth, chain.depth) == (2, 3, 3)
     assert over.doc is not None and at.doc is not None and chain.doc is not None
     last = over.doc["actions"][-1]
     assert last["action"] == "end_step" and last["observed"]["discarding"] is True  # one over: the discard begins

@@ -94,9 +94,9 @@ def test_main2_without_battle_phase_is_caught_with_a_minimal_replayable_trace(tm
     assert code == 1
     result = json.loads(out)["results"][0]
     assert result["verdict"] == "violated"
-    # Draw, Standby and Main Phase 1 each end when both players pass (one end_step each): 3 steps, and no
-    # shorter play exists
-    assert result["length"] == 3
+    # Draw and Standby Phase end when both players pass (one end_steps step: two ends in one), then Main
+    # Phase 1 ends into Main Phase 2 (an end_step): 2 steps, and no shorter play exists
+    assert result["length"] == 2
     ts = TransitionSystem(Rules(main_phase_2_requires_battle_phase=False))
     data = json.loads(Path(result["trace"]).read_text())
     trace = itf_to_trace(ts, data, result["trace"])
@@ -151,7 +151,7 @@ def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) ->
     code, out, _ = run("replay", trace, "--rules", str(official), "--format", "json")
     assert code == 1
     report = json.loads(out)
-    assert report["stopped_at"] == 3 and report["steps_checked"] == 3
+    assert report["stopped_at"] == 2 and report["steps_checked"] == 2
     last = report["steps"][-1]
     assert not last["legal"] and last["reason"].startswith("6.3.5") and last["clause"] == "6.3.5"
 
@@ -186,8 +186,8 @@ def test_a_tampered_trace_fails_its_certificate(tmp_path: Path) -> None:
     certify(ts, check, trace, expect=False)
     with pytest.raises(InternalError, match="does not witness"):
         certify(ts, check, trace, expect=True)
-    trace.steps[3].state.v[("hand", 0)] = 9
-    with pytest.raises(InternalError, match="step 3"):
+    trace.steps[2].state.v[("hand", 0)] = 9
+    with pytest.raises(InternalError, match="step 2"):
         certify(ts, check, trace, expect=False)
     with pytest.raises(InternalError, match="initial state"):
         certify(TransitionSystem(Rules(hand_limit=7, starting_hand=6)), check, trace, expect=False)
@@ -312,13 +312,14 @@ def test_a_trace_becomes_a_duel_log_that_replays(tmp_path: Path) -> None:
     and from the middle of the trace too."""
     _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
     trace = json.loads(out)["results"][0]["trace"]
-    for first in ("0", "2"):
+    # the log takes the trace's two-phase step as the two end_steps it is: 3 actions from the start, 1 from step 1
+    for first, actions in (("0", 3), ("1", 1)):
         log = tmp_path / f"from-{first}.json"
         code, _, err = run("to-log", trace, "--out", str(log), "--from-step", first)
         assert code == 0, err
         data = json.loads(log.read_text(encoding="utf-8"))
         assert data["rules"] == {"main_phase_2_requires_battle_phase": False}
-        assert len(data["actions"]) == 3 - int(first) and all("observed" in a for a in data["actions"])
+        assert len(data["actions"]) == actions and all("observed" in a for a in data["actions"])
         code, text, _ = run("replay", str(log))
         assert code == 0 and "conforms" in text
     code, _, err = run("to-log", trace, "--from-step", "99")

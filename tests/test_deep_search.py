@@ -23,7 +23,8 @@ from duelcheck.properties import BY_NAME
 from duelcheck.properties.catalog import Check
 from duelcheck.rules import Rules
 
-FINE = [name for name in ACTION_BY_NAME if name != "end_step"]
+COMPOSITES = [name for name, act in ACTION_BY_NAME.items() if act.parts is not None]
+FINE = [name for name in ACTION_BY_NAME if name != "end_step" and name not in COMPOSITES]
 
 
 def _walk(ts: TransitionSystem, seed: int, names: list[str], length: int) -> list[Step]:
@@ -99,6 +100,62 @@ def test_every_coarse_play_expands_to_a_fine_play_with_the_same_states(seed: int
         s = step.state
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32))
+def test_every_play_with_two_end_steps_in_one_has_the_same_states_as_its_end_steps(seed: int) -> None:
+    """Both ways: a play with end_step but no composite, each two end_steps in succession taken as one
+    end_steps step, leads through the same states; and a play with end_steps expands into end_step pairs."""
+    ts = TransitionSystem(Rules())
+    steps = _walk(ts, seed, [*FINE, "end_step", "end_step", "end_step", "end_step"], 40)
+    s, i = ts.init(), 1
+    while i < len(steps):
+        a, b = steps[i], steps[i + 1] if i + 1 < len(steps) else None
+        if b is not None and a.action == b.action == "end_step":
+            # some choice of the composite's leads to the same state (the choice is made at whichever end
+            # is the end of Main Phase 1; "Main Phase 2" said where it is the only way on changes nothing)
+            outs = [ts.apply(s, "end_steps", params) for params in ACTION_BY_NAME["end_steps"].candidates(s)]
+            assert any(o.ok and o.state is not None and _same(o.state, b.state) for o in outs), (a, b)
+            s, i = b.state, i + 2
+            continue
+        s, i = a.state, i + 1
+    coarse = _walk(ts, seed, [*FINE, "end_steps", "end_steps", "end_steps", "end_steps"], 30)
+    s = ts.init()
+    for step in coarse[1:]:
+        parts = ts.expand(s, step.action, step.params)
+        assert isinstance(parts, list)
+        if step.action == "end_steps":
+            assert [p.action for p in parts] == ["end_step", "end_step"]
+        state = s
+        for part in parts:
+            out = ts.apply(state, part.action, part.params)
+            assert out.ok and out.state is not None and _same(out.state, part.state)
+            state = out.state
+        assert _same(state, step.state)
+        s = step.state
+
+
+def test_a_composite_step_is_never_the_step_a_property_reads(ts: TransitionSystem) -> None:
+    """Two phase ends in one step skip a phase in its pre and post states; the phase order reads the two
+    end_step parts instead, each a step of its own, so it holds; a witness is not reached by it either."""
+    s = ts.init()
+    out = ts.apply(s, "end_steps", {"choice": NO_CHOICE})  # Draw Phase -> Standby Phase -> Main Phase 1
+    assert out.ok and out.state is not None
+    (order,) = BY_NAME["phase-order"].checks
+    from duelcheck.properties.catalog import ActionView
+
+    whole = ActionView("end_steps", {"choice": NO_CHOICE}, symbolic=False)
+    assert order.fn(s, whole, out.state) is False  # read as one step, the order is broken ...
+    assert order.eval(s, whole, out.state) is True  # ... but a composite is never the step a property reads
+    parts = ts.expand(s, "end_steps", {"choice": NO_CHOICE})
+    assert isinstance(parts, list)
+    pre = s
+    for part in parts:
+        assert order.eval(pre, ActionView(part.action, part.params, symbolic=False), part.state) is True
+        pre = part.state
+    witness = Check("", "step", lambda a, v, b: True, kind="sometimes")
+    assert witness.eval(s, whole, out.state) is False
+
+
 def test_end_step_needs_an_empty_chain_and_a_fresh_round_of_passing(ts: TransitionSystem) -> None:
     s = ts.init()
     out = ts.apply(s, "pass", {"choice": NO_CHOICE})
@@ -127,7 +184,7 @@ def test_a_witness_the_rules_rule_out_is_settled_before_its_search() -> None:
     (main2,) = bmc._reach_group([Goal(BY_NAME["reach-main2"], c) for c in BY_NAME["reach-main2"].checks], 24)
     assert main2.status == "unreachable" and bmc.questions == 0
     (turn3,) = bmc._reach_group([Goal(BY_NAME["reach-turn-3"], c) for c in BY_NAME["reach-turn-3"].checks], 24)
-    assert turn3.status == "reached" and turn3.depth == 9 and bmc.questions > 0
+    assert turn3.status == "reached" and turn3.depth == 5 and bmc.questions > 0
     # under the official rules the same question does not rule it out: it is reachable
     assert not Induction(TransitionSystem(Rules())).unreachable_at_once(BY_NAME["reach-main2"].checks[0])
 
@@ -196,7 +253,7 @@ def test_an_unknown_is_never_turned_into_not_found(tmp_path: Path) -> None:
 
 def test_a_witness_beyond_the_bound_comes_from_simulation_marked_not_minimal(tmp_path: Path) -> None:
     code, out, _ = run(
-        "check", "--no-proofs", "--depth", "5", "--property", "reach-turn-3",
+        "check", "--no-proofs", "--depth", "3", "--property", "reach-turn-3",
         "--out", str(tmp_path / "out"), "--format", "json",
     )  # fmt: skip
     result = json.loads(out)["results"][0]
@@ -216,7 +273,7 @@ def test_witnesses_within_the_bound_are_minimal_and_two_runs_write_the_same_byte
         assert code == 0
         results = json.loads(out)["results"]
         assert all(r["verdict"] == "found" and r["minimal"] for r in results)
-        assert {r["property"]: r["length"] for r in results} == {"reach-turn-3": 9, "reach-main2": 11}
+        assert {r["property"]: r["length"] for r in results} == {"reach-turn-3": 5, "reach-main2": 6}
         outs.append({p.name: p.read_bytes() for p in sorted(out_dir.glob("*.itf.json"))})
     assert outs[0] == outs[1] and len(outs[0]) == 2
 
@@ -238,7 +295,7 @@ def test_the_shrinker_shortens_a_simulated_play_that_still_reaches_the_witness(t
 
 def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSystem) -> None:
     """Turn 3 by single passes, with a Set card and a Normal Summon on the way: 19 steps; the shortest
-    play is 9 (found and proved by the bounded search), and the shrinker gets there."""
+    play is 5 (found and proved by the bounded search, two phase ends per step), and the shrinker gets there."""
     passes = [("pass", {"choice": NO_CHOICE})]
     end_main_1 = [("pass", {"choice": NO_CHOICE}), ("pass", {"choice": TO_END})]
     detours = [("set_spell_trap", {"kind": 0, "eff": 0}), ("normal_summon", {"atk": 10, "defv": 10})]
@@ -254,7 +311,7 @@ def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSys
     assert s.g("turn") == 3 and len(steps) - 1 == 19
     turn_3 = BY_NAME["reach-turn-3"].checks[0]
     short = shrink(ts, turn_3, Trace(steps))
-    assert len(short) == 9 and short.steps[-1].state.g("turn") == 3
+    assert len(short) == 5 and short.steps[-1].state.g("turn") == 3
 
 
 def test_the_shrinker_keeps_a_play_it_cannot_shorten(ts: TransitionSystem) -> None:

@@ -23,7 +23,7 @@ from duelcheck.graph import Edge, PhaseGraph, phase_graph, render_svg, to_dot
 from duelcheck.htmlreport import report_html, result_anchor, trace_anchor
 from duelcheck.model.cards import POINTS, Phase
 from duelcheck.model.state import State
-from duelcheck.model.system import Step, TransitionSystem
+from duelcheck.model.system import Step, TransitionSystem, parts_of
 from duelcheck.properties import BY_NAME
 from duelcheck.rules import Rules, rules_from_mapping
 from duelcheck.timeline import trace_svg
@@ -60,12 +60,16 @@ def traced(report: Report) -> list[Result]:
 
 
 def phase_changes(trace: Trace) -> list[tuple[Phase, Phase, bool]]:
-    """Every change of phase in a concrete play: (before, after, on turn 1)."""
+    """Every change of phase in a concrete play, step by fine step (a composite step as its parts):
+    (before, after, on turn 1)."""
     out = []
-    for a, b in zip(trace.steps, trace.steps[1:], strict=False):
-        before, after = Phase(a.state.g("phase")), Phase(b.state.g("phase"))
-        if before != after:
-            out.append((before, after, a.state.g("turn") == 1))
+    for whole_pre, whole in zip(trace.steps, trace.steps[1:], strict=False):
+        a = whole_pre
+        for b in parts_of(whole_pre.state, whole.action, whole.params, whole.state):
+            before, after = Phase(a.state.g("phase")), Phase(b.state.g("phase"))
+            if before != after:
+                out.append((before, after, a.state.g("turn") == 1))
+            a = b
     return out
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,13 +31,14 @@ import z3
 
 from duelcheck.engines.base import Result, Trace, Verdict
 from duelcheck.engines.limits import check_interrupt
-from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, open_session, session_name
+from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, _smt2_of, open_session, session_name
 from duelcheck.errors import InternalError
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 
 OnResult = Callable[[Result], None]
+_TAG = re.compile(r"@T([01])(?=[|\s)])")  # the template step's state tags in its SMT-LIB text
 Events = Callable[[str, Any], None]  # ("depth", (group, d, bound, pending goals)) and ("settled", (goal, Reach))
 
 
@@ -50,17 +52,35 @@ class Unrolling:
         self.steps: list[SymStep | None] = [None]
         self.start = ts.init() if start is None else start
         self.constraints = [z3.And(*(self.states[0].v[key] == self.start.v[key] for key in ts.keys))]
-        self._facts: tuple[State, Any] | None = None
 
     def facts(self, state: State) -> Any:
         """The lemmas in `state`: built once over a template state and copied by substitution, like the
         step relation (evaluating every lemma again in each state cost more than the solver's answers)."""
-        if self._facts is None:
+        key = ("facts", tuple(self.lemmas))
+        if key not in self.ts.cache:  # made once per system and process, like the step relation
             tpl = self.ts.sym_state("@lemmas")
             terms = [c.eval(None, None, tpl) for c in self.lemmas]
-            self._facts = (tpl, z3.And(*(t for t in terms if not isinstance(t, bool))))
-        tpl, facts = self._facts
+            self.ts.cache[key] = (tpl, z3.And(*(t for t in terms if not isinstance(t, bool))))
+        tpl, facts = self.ts.cache[key]
         return z3.substitute(facts, *[(tpl.v[key], state.v[key]) for key in self.ts.keys])
+
+    def text(self, k: int) -> list[str]:
+        """Step k's constraint (`constraints[k]`, k >= 1) as SMT-LIB lines: the text of one template step,
+        made once per process (`smt._smt2_of`, canonical), with the names of its two states, its action and
+        its parameters renamed to step k's. Every name of step k ends in its state's tag, so renaming is
+        exact, and the text depends on the template alone: the same on every run and in every process."""
+        key = ("step-text", tuple(self.lemmas))
+        tpl = self.ts.cache.get(key)
+        if tpl is None:
+            pre = self.ts.sym_state("@T0")
+            st = self.ts.sym_step(pre, "@T1")
+            tpl = _smt2_of(z3.And(st.relation, self.facts(st.post)) if self.lemmas else st.relation)
+            self.ts.cache[key] = tpl
+        tags = {"0": f"@{k - 1}", "1": f"@{k}"}
+        lines = [_TAG.sub(lambda m: tags[m.group(1)], line) for line in tpl]
+        return sorted(ln for ln in lines if ln.startswith("(declare-fun")) + [
+            ln for ln in lines if not ln.startswith("(declare-fun")
+        ]
 
     def extend(self, depth: int) -> None:
         while len(self.states) <= depth:
@@ -290,6 +310,10 @@ class BMC:
         emit = events or (lambda kind, data: None)
         self.used = session_name(self.solver)
         groups = self.groups(goals)
+        if goals and self.used == "yices":
+            # the step's relation, the lemmas and the step's text are made once, here: every search process
+            # starts with them (forked), instead of each making them again
+            Unrolling(self.ts, start, self.lemmas).text(1)
         side = side if side is not None else []
         jobs: list[tuple[int, list[int]] | SideJob] = [*side, *enumerate(groups)]
         seen = len(side)
@@ -446,7 +470,7 @@ class BMC:
                     break
                 if d > 0:
                     u.extend(d)
-                    session.add(u.constraints[d])
+                    session.add_step(u.constraints[d], lambda k=d: u.text(k))
                 tell("depth", (d, depth, len(pending)))
                 if not deepen_once(self.ts, session, u, d, pending, lambda i, d: goals[i].target(u, d), reached, ask):
                     for i in pending:

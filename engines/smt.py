@@ -23,7 +23,7 @@ import select
 import shutil
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import z3
@@ -210,6 +210,11 @@ class Session:
     def add(self, term: Any) -> None:
         raise NotImplementedError
 
+    def add_step(self, term: Any, text: Callable[[], list[str]]) -> None:
+        """Add `term`; a solver read through text may take `text()` instead, the same term's SMT-LIB lines
+        made faster (a template's text renamed: engines/bmc.py `Unrolling.text`)."""
+        self.add(term)
+
     def check(self, goal: Any, wanted: Sequence[Any]) -> tuple[str, dict[str, int | bool]]:
         """Is `goal` satisfiable with the constraints? When sat, the values of the `wanted` constants
         (by name; a bit-vector as its unsigned value)."""
@@ -273,8 +278,12 @@ class YicesSession(Session):
         self.proc.stdin.flush()
 
     def _lines(self, term: Any) -> list[str]:
+        return self._undeclared(_smt2_of(term))
+
+    def _undeclared(self, lines: list[str]) -> list[str]:
+        """The lines without the declarations this session has already sent."""
         out = []
-        for line in _smt2_of(term):
+        for line in lines:
             m = _DECL.match(line)
             if m:
                 if m.group(1) in self.declared:
@@ -310,6 +319,9 @@ class YicesSession(Session):
 
     def add(self, term: Any) -> None:
         self._send(self._lines(term))
+
+    def add_step(self, term: Any, text: Callable[[], list[str]]) -> None:
+        self._send(self._undeclared(text()))
 
     def check(self, goal: Any, wanted: Sequence[Any]) -> tuple[str, dict[str, int | bool]]:
         # The question is switched on by a fresh literal (check-sat-assuming) rather than asked in a

@@ -74,6 +74,7 @@ class TransitionSystem:
         self.actions: list[Action] = ACTIONS
         self.act_width = max(1, (len(ACTIONS) - 1).bit_length())
         self._template: dict[bool, SymStep] = {}
+        self.cache: dict[Any, Any] = {}  # what the engines make once per system and process (a step's text)
 
     # -- concrete -----------------------------------------------------------------------------
     def init(self) -> State:

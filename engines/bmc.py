@@ -19,6 +19,7 @@ the single question at depth 20.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import re
@@ -470,7 +471,7 @@ class BMC:
                     break
                 if d > 0:
                     u.extend(d)
-                    session.add_step(u.constraints[d], lambda k=d: u.text(k))
+                    session.add_step(u.constraints[d], functools.partial(u.text, d))
                 tell("depth", (d, depth, len(pending)))
                 if not deepen_once(self.ts, session, u, d, pending, lambda i, d: goals[i].target(u, d), reached, ask):
                     for i in pending:

@@ -202,7 +202,7 @@ class Checker:
             self.progress(f"bounded search at depth {depths} of {bound}")
 
     def _run(self, props: list[Property], results: dict[tuple[str, str], Result]) -> None:
-        induction = Induction(self.ts, cache=self.cache, deadline=self.deadline)
+        induction = Induction(self.ts, cache=self.cache, deadline=self.deadline, workers=self.workers)
         invariants = [p for p in props if p.kind == "always"]
         lemmas = []
         side: list[SideJob] = []

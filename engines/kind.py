@@ -27,7 +27,7 @@ rules prove the same invariants every time.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ import z3
 from duelcheck.engines.cache import ProofCache
 from duelcheck.engines.limits import check_interrupt
 from duelcheck.engines.smt import SAT, UNSAT, Stopped, solve_cases, yices_path
+from duelcheck.errors import InternalError
 from duelcheck.model.cards import Effect
 from duelcheck.model.state import PARAMS
 from duelcheck.model.system import SymStep, TransitionSystem
@@ -44,6 +45,62 @@ from duelcheck.properties.catalog import ActionView, Check, Property
 # About 1 s and 4 s of solver work on this machine (measured 1.8 to 6.4 million units a second).
 QUICK_RLIMIT = 4_000_000
 CASE_RLIMIT = 16_000_000
+# The first layer's questions go to this many incremental solvers, the invariants dealt out by the number of
+# facts each must keep. The split is fixed, so the answers (within resource limits) do not depend on the
+# number of processes; with two or more, the parts run at once.
+QUICK_PARTS = 2
+
+
+def fork_map(fn: Callable[[Any], Any], items: list[Any], workers: int) -> list[Any]:
+    """[fn(x) for x in items], the items after the first in forked processes when `workers` > 1 (one each),
+    the first here; in order either way. In a daemon process (a search process), or where processes cannot
+    be forked, one after the other. `fn` returns a picklable value; a time limit or a Ctrl-C it meets
+    stops the lot."""
+    import multiprocessing as mp
+
+    if workers < 2 or len(items) < 2 or mp.current_process().daemon or "fork" not in mp.get_all_start_methods():
+        return [fn(x) for x in items]
+    ctx = mp.get_context("fork")
+    live = []
+    try:
+        for x in items[1:]:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_fork_child, args=(send, fn, x), daemon=True)
+            proc.start()
+            send.close()
+            live.append((proc, recv))
+        out = [fn(items[0])]
+        for proc, recv in live:
+            try:
+                kind, value = recv.recv()
+            except EOFError:
+                raise InternalError(f"a proof process ended without a word (exit code {proc.exitcode})") from None
+            if kind == "stopped":
+                raise Stopped(value)
+            if kind == "error":
+                raise InternalError(f"a proof process failed: {value}")
+            out.append(value)
+        return out
+    finally:
+        for proc, recv in live:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+            recv.close()
+
+
+def _fork_child(conn: Any, fn: Callable[[Any], Any], x: Any) -> None:  # pragma: no cover - a child process
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
+    try:
+        conn.send(("value", fn(x)))
+    except Stopped as stop:
+        conn.send(("stopped", str(stop)))
+    except Exception as exc:
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
 
 
 def conjuncts(term: Any) -> list[Any]:
@@ -77,8 +134,10 @@ class Induction:
         rlimit_scale: float = 1.0,
         cache: Path | None = None,
         deadline: float | None = None,
+        workers: int = 1,
     ):
         self.ts = system
+        self.workers = workers  # processes for the first layer's parts and its certificate
         self.deadline = deadline  # a time limit the user set (time.monotonic()); past it, Stopped
         self.quick_limit = int(QUICK_RLIMIT * rlimit_scale)
         self.case_limit = int(CASE_RLIMIT * rlimit_scale)
@@ -156,20 +215,41 @@ class Induction:
         on the finer split of what Z3 left; the certificate of the first layer, facts Z3 settled, takes
         fresh Z3 cases 5.6 s and Yices 9.8 s)."""
         if hard and yices_path() is not None:
-            cases = [case for _, case in self._cases(st)]
-            self.queries += len(cases)
-            verdict = solve_cases([st.relation, *assume, bad], cases, deadline=self.deadline)
+            each = [case for _, case in self._cases(st)]
+            self.queries += len(each)
+            verdict = solve_cases([st.relation, *assume, bad], each, deadline=self.deadline)
             return {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
-        for code, case in self._cases(st):
-            answer = self._fresh([st.relation, *assume, *case, bad])
-            if answer == z3.unknown:
-                splits = list(self._finer(st, case, code))
-                self.queries += len(splits)
-                verdict = solve_cases([st.relation, *assume, bad], splits, self.case_limit, deadline=self.deadline)
-                answer = {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
-            if answer != z3.unsat:
-                return answer
-        return z3.unsat
+        cases = list(self._cases(st))
+
+        def first_open(part: int) -> tuple[tuple[int, str] | None, int]:
+            """The first case of this part (every QUICK_PARTS-th) not shown unsat, (its index, the answer), and
+            the questions asked (counted by the caller: this may run in another process)."""
+            before = self.queries
+            try:
+                return ask_part(part), self.queries - before
+            finally:
+                self.queries = before
+
+        def ask_part(part: int) -> tuple[int, str] | None:
+            for i in range(part, len(cases), QUICK_PARTS):
+                code, case = cases[i]
+                answer = self._fresh([st.relation, *assume, *case, bad])
+                if answer == z3.unknown:
+                    splits = list(self._finer(st, case, code))
+                    self.queries += len(splits)
+                    verdict = solve_cases([st.relation, *assume, bad], splits, self.case_limit, deadline=self.deadline)
+                    answer = {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
+                if answer != z3.unsat:
+                    return i, str(answer)
+            return None
+
+        # the answer of the first case in order not shown unsat, as if the cases were asked one by one
+        answers = fork_map(first_open, list(range(QUICK_PARTS)), self.workers)
+        self.queries += sum(n for _, n in answers)
+        found = [r for r, _ in answers if r is not None]
+        if not found:
+            return z3.unsat
+        return {"sat": z3.sat, "unsat": z3.unsat}.get(min(found)[1], z3.unknown)
 
     # -- the proof ----------------------------------------------------------------------------
     def _facts(self, check: Check, pre: Any, act: Any, post: Any) -> list[Any]:
@@ -251,28 +331,23 @@ class Induction:
         active = {p.name for p in candidates}
         slow: set[str] = set()
         first = True  # the first round assumes every candidate
+        parts = self._parts(candidates)
         while True:
             assume = lemmas + self._state_facts(candidates, active)
-            solver = z3.SolverFor("QF_BV")
-            solver.set("rlimit", self.quick_limit)
-            solver.add(st.relation, *assume)
             failed, open_ = set(), set()
-            for p in candidates:
-                if p.name not in active:
-                    continue
-                t0 = time.perf_counter()
-                for fact in self._goals(p):
-                    self._tick()
-                    self.queries += 1
-                    answer = solver.check(z3.Not(fact))
-                    if answer == z3.sat and first:  # not inductive even assuming every candidate: final
-                        failed.add(p.name)
-                        self.notes[p.name] = "not inductive"
-                        break
-                    if answer != z3.unsat:
-                        open_.add(p.name)
-                        break
-                self.seconds[p.name] = self.seconds.get(p.name, 0.0) + time.perf_counter() - t0
+
+            asked = [[p for p in part if p.name in active] for part in parts]
+
+            def ask(part: list[Property], assume: list[Any] = assume, first: bool = first) -> Any:
+                return self._quick_round(part, assume, first)
+
+            for f, o, seconds, queries, notes in fork_map(ask, asked, self.workers):
+                failed |= f
+                open_ |= o
+                self.queries += queries
+                self.notes.update(notes)
+                for name, t in seconds.items():
+                    self.seconds[name] = self.seconds.get(name, 0.0) + t
             if not failed and not open_:
                 break
             active -= failed | open_
@@ -286,6 +361,44 @@ class Induction:
             slow |= active
             active = set()
         return active, slow
+
+    def _parts(self, candidates: list[Property]) -> list[list[Property]]:
+        """The candidates in QUICK_PARTS parts of about as many facts each (the heaviest dealt first, each to
+        the lightest part), each part in the catalogue's order."""
+        weight = [0] * QUICK_PARTS
+        where: dict[str, int] = {}
+        for p in sorted(candidates, key=lambda p: -len(self._goals(p))):  # stable: ties in catalogue order
+            j = weight.index(min(weight))
+            where[p.name] = j
+            weight[j] += len(self._goals(p))
+        return [[p for p in candidates if where[p.name] == j] for j in range(QUICK_PARTS)]
+
+    def _quick_round(self, part: list[Property], assume: list[Any], first: bool) -> Any:
+        """One round of the first layer over one part, on one incremental solver: the invariants found not
+        inductive (sat in the first round: final), those left open, the seconds, questions and notes."""
+        solver = z3.SolverFor("QF_BV")
+        solver.set("rlimit", self.quick_limit)
+        solver.add(self._st.relation, *assume)
+        failed: set[str] = set()
+        open_: set[str] = set()
+        seconds: dict[str, float] = {}
+        notes: dict[str, str] = {}
+        queries = 0
+        for p in part:
+            t0 = time.perf_counter()
+            for fact in self._goals(p):
+                self._tick()
+                queries += 1
+                answer = solver.check(z3.Not(fact))
+                if answer == z3.sat and first:  # not inductive even assuming every candidate: final
+                    failed.add(p.name)
+                    notes[p.name] = "not inductive"
+                    break
+                if answer != z3.unsat:
+                    open_.add(p.name)
+                    break
+            seconds[p.name] = time.perf_counter() - t0
+        return failed, open_, seconds, queries, notes
 
     def cached_suite(self, props: list[Property]) -> set[str] | None:
         """The invariants proved before for this rule set, suite and model version, if cached."""

@@ -30,3 +30,37 @@ def test_the_simulation_is_the_same_on_every_run(ts: TransitionSystem) -> None:
     b = Simulator(ts, walks=2).search([turn_2])[0]
     assert [(s.action, s.params) for s in a.steps] == [(s.action, s.params) for s in b.steps]
     assert a.steps[-1].state.g("turn") == 2
+
+
+def _square_or_stop(x: int) -> int:
+    if x < 0:
+        from duelcheck.engines.smt import Stopped
+
+        raise Stopped("time limit")
+    if x == 99:
+        raise ValueError("a broken rule")
+    return x * x
+
+
+def test_forked_parts_answer_in_order_and_a_child_stop_or_failure_reaches_the_caller() -> None:
+    from duelcheck.engines.kind import fork_map
+    from duelcheck.engines.smt import Stopped
+
+    assert fork_map(_square_or_stop, [3, 4, 5], workers=2) == [9, 16, 25] == fork_map(_square_or_stop, [3, 4, 5], 1)
+    with pytest.raises(Stopped):
+        fork_map(_square_or_stop, [1, -1], workers=2)  # the second runs in a child
+    with pytest.raises(InternalError, match="a broken rule"):
+        fork_map(_square_or_stop, [1, 99], workers=2)
+
+
+def test_the_first_layer_is_dealt_into_fixed_parts_whatever_the_number_of_processes() -> None:
+    """The parts (and so each incremental solver's questions) do not depend on `workers`."""
+    from duelcheck.engines.kind import QUICK_PARTS, Induction
+    from duelcheck.properties import PROPERTIES
+
+    ts = TransitionSystem(Rules())
+    invariants = [p for p in PROPERTIES if p.kind == "always"]
+    one, two = (Induction(ts, workers=w)._parts(invariants) for w in (1, 2))
+    assert [[p.name for p in part] for part in one] == [[p.name for p in part] for part in two]
+    assert len(one) == QUICK_PARTS
+    assert sorted(p.name for part in one for p in part) == sorted(p.name for p in invariants)

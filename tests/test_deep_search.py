@@ -100,7 +100,7 @@ def test_every_coarse_play_expands_to_a_fine_play_with_the_same_states(seed: int
         s = step.state
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2**32))
 def test_every_play_with_two_end_steps_in_one_has_the_same_states_as_its_end_steps(seed: int) -> None:
     """Both ways: a play with end_step but no composite, each two end_steps in succession taken as one
@@ -338,10 +338,11 @@ VARIANTS = [
 
 
 def test_the_structural_invariant_holds_under_every_rule_set(tmp_path: Path) -> None:
-    """well-formed describes the state, not the official rules: no rule set breaks it (BMC to 5)."""
+    """well-formed describes the state, not the official rules: no rule set breaks it (BMC to 4: with two
+    phase ends in a step, into turn 2 and its Battle Phase)."""
     for i, text in enumerate(VARIANTS):
         code, out, _ = run(
-            "check", "--rules", rules_file(tmp_path, text), "--no-proofs", "--depth", "5",
+            "check", "--rules", rules_file(tmp_path, text), "--no-proofs", "--depth", "4",
             "--property", "well-formed", "--out", str(tmp_path / f"out{i}"), "--format", "json",
         )  # fmt: skip
         result = json.loads(out)["results"][0]

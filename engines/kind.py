@@ -57,6 +57,7 @@ def fork_map(fn: Callable[[Any], Any], items: list[Any], workers: int) -> list[A
     be forked, one after the other. `fn` returns a picklable value; a time limit or a Ctrl-C it meets
     stops the lot."""
     import multiprocessing as mp
+    import multiprocessing.connection as mp_connection
 
     if workers < 2 or len(items) < 2 or mp.current_process().daemon or "fork" not in mp.get_all_start_methods():
         return [fn(x) for x in items]
@@ -71,10 +72,15 @@ def fork_map(fn: Callable[[Any], Any], items: list[Any], workers: int) -> list[A
             live.append((proc, recv))
         out = [fn(items[0])]
         for proc, recv in live:
+            while not mp_connection.wait([recv], timeout=0.2):
+                check_interrupt()  # waiting in short slices: a Ctrl-C is seen within a moment
             try:
                 kind, value = recv.recv()
             except EOFError:
+                check_interrupt()
                 raise InternalError(f"a proof process ended without a word (exit code {proc.exitcode})") from None
+            if kind == "interrupted":
+                raise KeyboardInterrupt
             if kind == "stopped":
                 raise Stopped(value)
             if kind == "error":
@@ -95,6 +101,8 @@ def _fork_child(conn: Any, fn: Callable[[Any], Any], x: Any) -> None:  # pragma:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
     try:
         conn.send(("value", fn(x)))
+    except KeyboardInterrupt:  # a Ctrl-C the parent had recorded before this process began
+        conn.send(("interrupted", None))
     except Stopped as stop:
         conn.send(("stopped", str(stop)))
     except Exception as exc:

@@ -98,16 +98,11 @@ def composite(name: str, clause: str, params: tuple[str, ...], candidates: Candi
     def register(fn: Parts) -> Parts:
         def body(s: State, a: Params, n: Builder) -> None:
             for i, (part, pa) in enumerate(fn(s, a)):
-                if i == 0:
-                    with action_body(part):
-                        ACTION_BY_NAME[part].body(s, pa, n)
-                    continue
-                mid = State(n.k, n.r, n.schema, dict(n.v))
-                then = mid.edit()
                 with action_body(part):
-                    ACTION_BY_NAME[part].body(mid, pa, then)
-                n.v.update(then.v)
-                n.guards.extend(then.guards)
+                    if i == 0:
+                        ACTION_BY_NAME[part].body(s, pa, n)
+                    else:
+                        in_succession(n, ACTION_BY_NAME[part].body, pa)
 
         ACTIONS.append(Action(name, clause, (fn.__doc__ or "").strip(), params, body, candidates, fn))
         return fn

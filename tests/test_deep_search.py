@@ -101,7 +101,7 @@ def test_every_coarse_play_expands_to_a_fine_play_with_the_same_states(seed: int
         s = step.state
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.integers(0, 2**32))
 def test_every_play_with_two_end_steps_in_one_has_the_same_states_as_its_end_steps(seed: int) -> None:
     """Both ways: a play with end_step but no composite, each two end_steps in succession taken as one
@@ -353,7 +353,7 @@ def test_the_structural_invariant_holds_under_every_rule_set(tmp_path: Path) -> 
 def test_phase_order_reads_the_main_phase_2_knob(tmp_path: Path) -> None:
     """Without Main Phase 2 the Battle Phase leads to the End Phase: that is the order, not a violation."""
     code, out, _ = run(
-        "check", "--rules", rules_file(tmp_path, "main_phase_2 = false\n"), "--no-proofs", "--depth", "12",
+        "check", "--rules", rules_file(tmp_path, "main_phase_2 = false\n"), "--no-proofs", "--depth", "9",
         "--property", "phase-order", "--out", str(tmp_path / "out"), "--format", "json",
     )  # fmt: skip
     assert (code, json.loads(out)["results"][0]["verdict"]) == (0, "holds")

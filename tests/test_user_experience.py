@@ -26,9 +26,9 @@ def traces(tmp_path_factory: Any) -> Path:
     """Two witnesses and one case of a property with several, by BMC alone."""
     out = tmp_path_factory.mktemp("ux")
     code, stdout, stderr = run(
-        "check", "--no-proofs", "--depth", "9", "--out", str(out / "run"),
+        "check", "--no-proofs", "--depth", "10", "--out", str(out / "run"),
         "--property", "reach-negated-activation-kept-its-cost", "--property", "reach-turn-3",
-        "--property", "reach-every-damage-outcome[direct]", "--property", "main2-only-after-battle",
+        "--property", "reach-every-damage-outcome[direct]", "--property", "first-turn-no-draw",
     )  # fmt: skip
     (out / "stdout.txt").write_text(stdout, encoding="utf-8")
     (out / "stderr.txt").write_text(stderr, encoding="utf-8")
@@ -47,7 +47,7 @@ def test_each_row_is_told_as_it_is_settled_and_the_table_is_tab_separated_in_a_p
         "reach-negated-activation-kept-its-cost",
         "reach-turn-3",
         "reach-every-damage-outcome[direct]",
-        "main2-only-after-battle",
+        "first-turn-no-draw",
     }
     assert all(len(r) == 8 for r in rows)
     settled = [line for line in stderr.splitlines() if "/4 " in line]
@@ -127,7 +127,7 @@ def test_the_library_api() -> None:
     assert rules.hand_limit == 7
     seen: list[str] = []
     report = duelcheck.check(
-        rules, ["reach-turn-3", "first-turn-no-draw"], depth=9, prove=False, on_result=lambda r: seen.append(r.label)
+        rules, ["reach-turn-3", "first-turn-no-draw"], depth=6, prove=False, on_result=lambda r: seen.append(r.label)
     )
     verdicts = {r.label: r.verdict for r in report.results}
     assert verdicts == {"reach-turn-3": "found", "first-turn-no-draw": "holds"}
@@ -149,7 +149,7 @@ def test_on_a_terminal_the_run_is_shown_live(tmp_path: Path) -> None:
     import sys
 
     args = [
-        sys.executable, "-m", "duelcheck", "check", "--no-proofs", "--depth", "9", "--out", str(tmp_path / "o"),
+        sys.executable, "-m", "duelcheck", "check", "--no-proofs", "--depth", "6", "--out", str(tmp_path / "o"),
         "--property", "reach-turn-3", "--property", "first-turn-no-draw",
     ]  # fmt: skip
     leader, follower = pty.openpty()

@@ -211,6 +211,7 @@ def shown_steps(trace: Trace) -> list[ShownStep]:
     from duelcheck.model.system import parts_of
 
     out = []
+    before = flatten(describe(trace.steps[0].state))
     for i in range(1, len(trace.steps)):
         pre, whole = trace.steps[i - 1].state, trace.steps[i]
         # a composite step (several actions in one) is shown as its actions, each under the step's number
@@ -218,9 +219,10 @@ def shown_steps(trace: Trace) -> list[ShownStep]:
             act = ACTION_BY_NAME.get(step.action)
             action = log_action(pre, step.action, dict(step.params), step.state)
             chooser = int(pre.tp) if "then" in action else None  # the turn player picks the next phase (6.3)
-            changed = changes(flatten(describe(pre)), flatten(describe(step.state)))
-            out.append(ShownStep(i, actor(pre, step.action), action, act.clause if act else "", changed, chooser))
-            pre = step.state
+            after = flatten(describe(step.state))  # each state described once
+            clause = act.clause if act else ""
+            out.append(ShownStep(i, actor(pre, step.action), action, clause, changes(before, after), chooser))
+            pre, before = step.state, after
     return out
 
 

@@ -259,6 +259,8 @@ LINK_FIELDS = ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "
 
 
 def clear(n: Builder, fields: Iterable[str], *idx: Val) -> None:
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     for f in fields:
         n.set(f, *idx, n.schema[f].zero())
 
@@ -267,6 +269,8 @@ TRIGGER_FIELDS = ("trig", "trig_eff", "trig_zone")
 
 
 def end_attack(n: Builder) -> None:
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     n.set("attacking", False)
     n.set("replay", False)
     n.set("at_decl", False)
@@ -282,12 +286,16 @@ def monster_count_changed(n: Builder, p: Val) -> None:
 
 def to_graveyard(n: Builder, p: Val, z: Val) -> None:
     """The monster in zone z of player p goes to its owner's Graveyard."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     clear(n, MONSTER_FIELDS, p, z)
     n.add("gy", p, 1)
 
 
 def monster_left(n: Builder, p: Val, z: Val) -> None:
     """What a monster leaving the field means for an attack in progress."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k = n.k
     monster_count_changed(n, p)
     attacking = n.g("attacking")
@@ -301,6 +309,8 @@ def monster_left(n: Builder, p: Val, z: Val) -> None:
 
 def destroy_monster(n: Builder, p: Val, z: Val) -> None:
     """A monster is destroyed by an effect."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     with n.when(n.g("m_occ", p, z)):
         monster_left(n, p, z)
         to_graveyard(n, p, z)
@@ -308,6 +318,8 @@ def destroy_monster(n: Builder, p: Val, z: Val) -> None:
 
 def destroy_all_monsters(n: Builder) -> None:
     """Every monster on the field is destroyed at once."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k = n.k
     tp = n.tp
     opp_had = n.monsters(n.other(tp)) > 0
@@ -325,6 +337,8 @@ def destroy_all_monsters(n: Builder) -> None:
 
 def destroy_spell(n: Builder, p: Val, z: Val) -> None:
     """A Spell/Trap leaves the field; a chain link of that card now resolves without its card."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k = n.k
     with n.when(n.g("s_occ", p, z)):
         clear(n, SPELL_FIELDS, p, z)
@@ -355,6 +369,8 @@ def place_monster(
 
 def enter_phase(n: Builder, phase: Val) -> None:
     """6.3: each phase and step begins with the turn player holding priority."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     n.set("phase", phase)
     n.set("prio", n.tp)
     n.set("passed", False)
@@ -362,6 +378,8 @@ def enter_phase(n: Builder, phase: Val) -> None:
 
 def next_turn(n: Builder) -> None:
     """6.3.6: after the End Phase the other player's turn begins with their Draw Phase."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     r = n.r
     n.set("turn", n.g("turn") + 1)
     n.set("phase", Phase.DRAW)
@@ -381,6 +399,8 @@ def next_turn(n: Builder) -> None:
 
 def leave_main1(n: Builder, choice: Val) -> None:
     """6.3.3: when Main Phase 1 ends the turn player chooses the Battle Phase or the End Phase."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k, r, tp = n.k, n.r, n.tp
     n.require(
         k.one_of(choice, (TO_BATTLE, TO_MAIN2, TO_END)),
@@ -410,6 +430,8 @@ def leave_main1(n: Builder, choice: Val) -> None:
 
 def damage_calculation(n: Builder) -> None:
     """6.3.4.3.3 the battle damage table; 6.3.4.3.3.1 battles of 0 ATK."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k, r, tp = n.k, n.r, n.tp
     opp = n.other(tp)
     a = n.g("m_atk", tp, n.g("atk_zone"))
@@ -450,6 +472,8 @@ def main1_ends(s: State) -> Val:
 
 def advance(n: Builder, choice: Val) -> None:
     """6.3: both players passed in succession with an empty chain: the phase or step ends."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k, r, tp = n.k, n.r, n.tp
     ph = n.g("phase")
     # the phase Main Phase 1 would follow: the Standby Phase (6.3.2), or the Draw Phase where there is none
@@ -777,6 +801,8 @@ def flip_summon(s: State, a: Params, n: Builder) -> None:
 
 def flipped(n: Builder, p: Val, z: Val) -> None:
     """A face-down monster was turned face-up (not by an attack): its Flip effect is activated next."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     with n.when(n.g("m_kind", p, z) == MonsterEffect.FLIP):
         n.set("trig", p, Pending.FLIP_DUE)
         n.set("trig_eff", p, n.g("m_eff", p, z))
@@ -1022,6 +1048,8 @@ def trigger(s: State, a: Params, n: Builder) -> None:
 
 def attacker_changed(n: Builder, p: Val, z: Val) -> None:
     """6.3.4.2: an attacker that changes to Defense Position in the Battle Step does not battle."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
     k = n.k
     attacker = k.and_(n.g("attacking"), p == n.tp, z == n.g("atk_zone"), n.g("phase") == Phase.BATTLE_STEP)
     with n.when(k.and_(attacker, n.g("m_def", p, z))):

@@ -30,6 +30,7 @@ from duelcheck.model.kit import CONCRETE, SYMBOLIC, Kit, Val
 from duelcheck.rules import Rules
 
 Key = tuple[Any, ...]
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -179,11 +180,11 @@ class State:
 
     # -- access -------------------------------------------------------------------------------
     def g(self, name: str, *idx: Val) -> Val:
-        if all(isinstance(i, int) for i in idx):
-            key = (name, *idx)
-            if key in self.v:
-                return self.v[key]
-            return self.schema[name].zero()  # out of range: a don't-care behind a false guard
+        if not self.k.symbolic or all(isinstance(i, int) for i in idx):  # concrete indices: one look-up
+            got = self.v.get((name, *idx), _MISSING)
+            if got is _MISSING:
+                return self.schema[name].zero()  # out of range: a don't-care behind a false guard
+            return got
         spec = self.schema[name]
         pos = next(j for j, i in enumerate(idx) if not isinstance(i, int))
         options = [self.g(name, *idx[:pos], c, *idx[pos + 1 :]) for c in range(spec.dims[pos])]
@@ -237,6 +238,29 @@ class Rejected(Exception):
         self.reason = reason
 
 
+class _When:
+    """The context of `Builder.when`: a plain object (entered for every conditional block of every rule
+    evaluated, concrete evaluation included, so it must be cheap)."""
+
+    __slots__ = ("b", "cond")
+
+    def __init__(self, b: Builder, cond: Val):
+        self.b = b
+        self.cond = cond
+
+    def __enter__(self) -> None:
+        b = self.b
+        b.conds.append(self.cond)
+        if not b.k.symbolic:
+            b.alive.append(b.alive[-1] and bool(self.cond))
+
+    def __exit__(self, *exc: object) -> None:
+        b = self.b
+        b.conds.pop()
+        if not b.k.symbolic:
+            b.alive.pop()
+
+
 class Builder(State):
     """A successor under construction: guarded (require) and conditional (when) writes."""
 
@@ -249,22 +273,20 @@ class Builder(State):
         self.guards: list[tuple[Val, str]] = []
         self.alive = [True]  # concrete: whether every enclosing `when` holds, innermost last
 
+    @property
+    def dead(self) -> bool:
+        """Concrete evaluation behind a false `when`, with no mutation hook counting guard calls: every write
+        and guard conjunct here is a no-op, so a helper may return at once (it only saves time)."""
+        return not self.alive[-1] and not self.k.symbolic and MUTATION is None
+
     def _cond(self) -> Val:
         if not self.k.symbolic:
             return self.alive[-1]
         return self.k.and_(*self.conds) if self.conds else True
 
-    @contextmanager
-    def when(self, cond: Val) -> Iterator[None]:
-        self.conds.append(cond)
-        if not self.k.symbolic:
-            self.alive.append(self.alive[-1] and bool(cond))
-        try:
-            yield
-        finally:
-            self.conds.pop()
-            if not self.k.symbolic:
-                self.alive.pop()
+    def when(self, cond: Val) -> _When:
+        """The writes and guard conjuncts of the block hold only where `cond` holds."""
+        return _When(self, cond)
 
     def require(self, cond: Val, reason: str | Callable[[State], str]) -> None:
         """A conjunct of the guard, with the clause and words a judge would use when it fails (a function of
@@ -284,14 +306,14 @@ class Builder(State):
 
     def set(self, name: str, *idx_value: Val) -> None:
         *idx, value = idx_value
-        cond = self._cond()
         k = self.k
         if not k.symbolic:
-            if cond:
+            if self.alive[-1]:
                 key = (name, *idx)
                 if key in self.v:
                     self.v[key] = value
             return
+        cond = self._cond()
         spec = self.schema[name]
         choices = [range(d) if not isinstance(i, int) else (i,) for d, i in zip(spec.dims, idx, strict=True)]
         for combo in itertools.product(*choices):

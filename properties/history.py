@@ -72,6 +72,7 @@ class History:
 
     def __init__(self, counters: list[Counter]):
         self.counters = counters
+        self.cells = [(c, key) for c in counters for key in c.spec.cells()]  # every step asks for them all
 
     def fields(self) -> tuple[FieldSpec, ...]:
         return tuple(c.spec for c in self.counters)
@@ -80,7 +81,7 @@ class History:
         """The counters' values after a step: `act` is the action's name (concrete) or its code variable
         (symbolic), `post` the state the rules made (its counters still the old ones)."""
         view = ActionView(act, params, symbolic)
-        return {key: c.advance(pre, view, post, key[1:]) for c in self.counters for key in c.spec.cells()}
+        return {key: c.advance(pre, view, post, key[1:]) for c, key in self.cells}
 
     def told(self, board: State) -> dict[Key, Val]:
         """The counters of a board (a concrete state whose counters are not known yet), from what it says

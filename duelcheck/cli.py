@@ -212,8 +212,8 @@ def _select(names: tuple[str, ...]) -> list[Any]:
     "--workers",
     type=click.IntRange(1, 64),
     default=None,
-    help="Processes for the bounded search and the slower proofs (default: one per core). Each property is "
-    "searched by its own solver, so the verdicts and traces do not depend on this number.",
+    help="Processes for the bounded search and the slower proofs (default: one per core). The properties are "
+    "dealt to two solver sessions whatever this number, so the verdicts and traces do not depend on it.",
 )
 @click.option(
     "--timeout",
@@ -225,7 +225,7 @@ def _select(names: tuple[str, ...]) -> list[Any]:
     "--property-timeout",
     type=click.FloatRange(0, None, min_open=True),
     default=None,
-    help="Seconds of search for each property; what does not finish is unknown.",
+    help="Seconds of solver questions for each check of a property; what does not finish is unknown.",
 )
 @click.option("--quiet", is_flag=True, help="No progress on stderr (by default: live on a terminal, else lines).")
 @click.option(

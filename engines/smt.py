@@ -206,6 +206,7 @@ class Session:
     """One solver over one growing set of constraints."""
 
     name = "solver"
+    deadline: float | None = None  # a question still running then is stopped (Stopped), where the solver can be
 
     def add(self, term: Any) -> None:
         raise NotImplementedError

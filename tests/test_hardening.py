@@ -315,8 +315,9 @@ def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: s
         args += ["--property", "card-conservation"]
     if stage == "search":
         args += ["--no-proofs", "--property", "reach-turn-3", "--property", "reach-seed-chain-example"]
-    if stage == "simulation":  # beyond a bound of 3: simulation, then the shrinker
-        args += ["--no-proofs", "--depth", "3", "--property", "reach-deck-out-loss"]
+    if stage == "simulation":  # beyond a bound of 3: simulation, then the shrinker (a 100-card deck: long)
+        (tmp_path / "deep.toml").write_text("deck_size = 100\n", encoding="utf-8")
+        args += ["--no-proofs", "--depth", "3", "--property", "reach-deck-out-loss", "--rules", "deep.toml"]
     # run outside the repository: its root holds a `duelcheck` folder that would shadow the installed package
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -306,6 +306,30 @@ def test_a_property_time_limit_makes_that_search_unknown(tmp_path: Path) -> None
     assert code == 3 and result["verdict"] == "unknown" and "--property-timeout" in result["note"]
 
 
+def test_a_goal_past_its_own_time_limit_is_unknown_and_its_session_goes_on() -> None:
+    """Goals dealt to one solver session: the one whose own questions pass --property-timeout is `unknown`,
+    the one after it in the same session is still searched (on a fresh solver) and found, minimal."""
+    from duelcheck.engines.bmc import BMC
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties import BY_NAME
+    from duelcheck.rules import Rules
+
+    names = ["reach-seed-chain-example", "reach-main2", "reach-turn-3"]  # the first and last share a session
+    bmc = BMC(TransitionSystem(Rules()), workers=1, property_timeout=2.0)
+    assert bmc.groups([g for n in names for g in _goals(BY_NAME[n])]) == [[0, 2], [1]]
+    results = {r.prop: r for r in bmc.run([BY_NAME[n] for n in names], 20)}
+    chain, turn3 = results["reach-seed-chain-example"], results["reach-turn-3"]
+    assert chain.verdict == "unknown" and "--property-timeout" in chain.note, chain
+    assert turn3.verdict == "found" and turn3.minimal and turn3.trace is not None and len(turn3.trace) == 5, turn3
+    assert results["reach-main2"].verdict == "found"
+
+
+def _goals(prop: Any) -> list[Any]:
+    from duelcheck.engines.bmc import Goal
+
+    return [Goal(prop, c) for c in prop.checks]
+
+
 @pytest.mark.parametrize("stage,delay", [("induction", 4.0), ("induction", 9.0), ("search", 6.0), ("simulation", 6.0)])
 def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: str, delay: float) -> None:
     """SIGINT to a real `duelcheck check`: it stops within 2 s, prints the table, exits 130."""

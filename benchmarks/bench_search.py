@@ -2,6 +2,8 @@
 
     python benchmarks/bench_search.py scaling [witness ...]   seconds per witness against the bound
     python benchmarks/bench_search.py solvers [witness ...]   Yices against Z3 on the same questions
+    python benchmarks/bench_search.py sessions                every witness: one session per property, or
+                                                              the two shared sessions (one process each way)
     python benchmarks/bench_search.py proofs                  the induction proofs, cold, per invariant
     python benchmarks/bench_search.py check                   the default check, cold and cached
 
@@ -54,6 +56,26 @@ def solvers(names: list[str]) -> None:
             print(f"{name:28s} {solver:5s}: {status:24s} {time.perf_counter() - t0:7.1f} s", flush=True)
 
 
+def sessions() -> None:
+    """Every witness of the suite to the default bound, on one process: each property in a session of its own,
+    then the two sessions the checker deals the properties to (the same minimal depths either way)."""
+    ts = TransitionSystem(Rules())
+    names = [p.name for p in PROPERTIES if p.kind == "sometimes"]
+    t0 = time.perf_counter()
+    alone = {}
+    for name in names:
+        t1 = time.perf_counter()
+        alone[name] = [r.depth for r in BMC(ts, "auto").reach(goals([name]), 24)]
+        print(f"  {name:44s} own session {time.perf_counter() - t1:6.1f} s  depths {alone[name]}", flush=True)
+    separate = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    bmc = BMC(ts, "auto")
+    shared = [r.depth for r in bmc.reach(goals(names), 24)]
+    together = time.perf_counter() - t0
+    same = shared == [d for name in names for d in alone[name]]
+    print(f"one session per property: {separate:.1f} s; two shared sessions: {together:.1f} s; same depths: {same}")
+
+
 def proofs() -> None:
     ts = TransitionSystem(Rules())
     ind = Induction(ts)
@@ -81,7 +103,8 @@ def check() -> None:
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "check"
     names = sys.argv[2:] or list(DEFAULT_WITNESSES)
-    {"scaling": lambda: scaling(names), "solvers": lambda: solvers(names), "proofs": proofs, "check": check}[what]()
+    runs = {"scaling": lambda: scaling(names), "solvers": lambda: solvers(names), "sessions": sessions}
+    {**runs, "proofs": proofs, "check": check}[what]()
 
 
 if __name__ == "__main__":

@@ -26,14 +26,19 @@ Such a guard is redundant: a rule stated twice (implied by the other guards alon
 only given the invariants: no reachable state needs it). Negated and semantic mutants are not asked.
 
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
-1. the bounded search for a violation of any invariant, from the initial state, without lemmas (nothing
+1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):
+   each baseline play is replayed under the mutant (milliseconds), and a witness its play still reaches is
+   reached; the others are searched by bounded model checking, one property at a time, shortest first, and
+   the first one lost ends the check (measured, `--only normal_draw`: the three mutants killed by a lost
+   `reach-turn-3` in 56 to 60 s each with the invariants' search first, their witness search takes 2 s);
+2. the bounded search for a violation of any invariant, from the initial state, without lemmas (nothing
    proved for the rules as written holds for the mutant until proved again), deepening to the smaller of the
    bound and `PROBE_DEPTH` and stopping after the first depth where an invariant is violated: a kill needs one
-   certified trace, and most kills are shallow;
-2. otherwise the checker (engines/checker.py) with the mutant active: the invariants proved by induction with
-   nothing cached for the mutant, then bounded model checking of what is not proved and of every witness the
-   rules as written reach within the bound (the baseline, computed once), no simulation (its walks differ
-   from rules to rules, so a witness it misses says nothing).
+   certified trace, and most kills are shallow (without lemmas each depth costs more: all invariants to
+   depth 4 in 4 s, 5 in 7 s, 6 in 13 s, 8 in 55 s under a mutant that violates none);
+3. otherwise the checker (engines/checker.py) on the invariants with the mutant active: proved by induction
+   with nothing cached for the mutant, then bounded model checking, with the first layer's lemmas, of what is
+   not proved; no simulation (its walks differ from rules to rules, so a witness it misses says nothing).
 A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
 concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
 `not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
@@ -78,7 +83,7 @@ from duelcheck.properties.catalog import Check
 from duelcheck.rules import Rules
 
 DEFAULT_DEPTH = 12  # the bound of the kill stage; deeper bounds kill more and cost more
-PROBE_DEPTH = 8  # the first stage's bounded search for a violation stops here (or at the bound, if smaller)
+PROBE_DEPTH = 5  # the first stage's bounded search for a violation stops here (or at the bound, if smaller)
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
 KINDS = ("drop", "negate", "semantic")
 EXCLUDED_PREFIXES = ("model range", "model catalogue")
@@ -478,9 +483,14 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
 # ------------------------------------------------------------------------------------------------- killing
 
 
-def baseline(rules: Rules, depth: int, lemmas: list[str], solver: str = "auto") -> dict[str, int]:
-    """The witnesses the rules as written reach within the bound, each with its minimal length (bounded model
-    checking with the proved invariants as lemmas)."""
+Play = list[tuple[str, dict[str, int]]]
+
+
+def baseline(
+    rules: Rules, depth: int, lemmas: list[str], solver: str = "auto"
+) -> tuple[dict[str, int], dict[str, Play]]:
+    """The witnesses the rules as written reach within the bound, each with its minimal length, and the play
+    that reaches it (bounded model checking with the proved invariants as lemmas)."""
     from duelcheck.engines.bmc import BMC
     from duelcheck.model.system import TransitionSystem
     from duelcheck.properties import PROPERTIES
@@ -489,8 +499,9 @@ def baseline(rules: Rules, depth: int, lemmas: list[str], solver: str = "auto") 
         raise InternalError("the baseline is the rules as written, with no mutant active")
     witnesses = [p for p in PROPERTIES if p.kind == "sometimes"]
     bmc = BMC(TransitionSystem(rules), solver, None, lemma_checks(lemmas), None, 1, together=True)
-    results = bmc.run(witnesses, depth)
-    return {r.label: r.length for r in results if r.verdict == "found" and r.length is not None}
+    results = [r for r in bmc.run(witnesses, depth) if r.verdict == "found" and r.length is not None]
+    plays = {r.label: [(st.action, dict(st.params)) for st in r.trace.steps[1:]] for r in results if r.trace}
+    return {r.label: r.length for r in results if r.length is not None}, plays
 
 
 class _Enough(Exception):
@@ -549,6 +560,42 @@ def _witnesses(found: dict[str, int]) -> list[Any]:
     return out
 
 
+def _witness_stage(
+    ts: Any, found: dict[str, int], plays: dict[str, Play], depth: int, solver: str, deadline: float | None
+) -> list[Any]:
+    """Stage 2's witnesses under the mutant. Each is first replayed from the baseline's play: one that play
+    still reaches within the bound is reached (a play exists, so no search could lose it). The others are
+    searched, one property at a time (its cases the play no longer reaches), the shortest in the baseline
+    first, each on a solver of its own; the first witness lost (refuted at every depth, or unreachable) ends
+    the stage: the mutant is killed."""
+    from duelcheck.engines.base import Result
+    from duelcheck.engines.bmc import BMC, replay_moves
+    from duelcheck.engines.shrink import reaches
+
+    out: list[Any] = []
+    todo = []
+    for p in _witnesses(found):
+        left = []
+        for c in p.checks:
+            label = f"{p.name}[{c.label}]" if c.label else p.name
+            steps = reaches(ts, c, ts.init(), plays[label]) if label in plays else None
+            if steps is None:
+                left.append(c)
+                continue
+            trace = replay_moves(ts, None, [(st.action, st.params) for st in steps])
+            note = "the baseline's play still reaches it under the mutant"
+            out.append(Result(p.name, c.label, "sometimes", "found", depth, 0.0, "replay", trace, note))
+        if left:
+            todo.append(dataclasses.replace(p, checks=tuple(left)))
+    labels = {p.name: [f"{p.name}[{c.label}]" if c.label else p.name for c in p.checks] for p in todo}
+    for p in sorted(todo, key=lambda p: (min(found[label] for label in labels[p.name]), p.name)):
+        results = BMC(ts, solver, None, [], deadline, 1).run([p], depth)
+        out += results
+        if any(r.verdict in ("not-found", "unreachable") for r in results):
+            break
+    return out
+
+
 def _outcome(
     status: str,
     note: str,
@@ -576,8 +623,10 @@ def kill(
     prove: bool = True,
     solver: str = "auto",
     timeout: float | None = None,
+    plays: dict[str, Play] | None = None,
 ) -> dict[str, Any]:
-    """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses.
+    """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses,
+    `plays` the plays that reach them under the rules as written.
     Returns status (killed, survived or unknown), killed_by, kill_kind (violated, not-found or unreachable),
     length, note and the verdict of every label checked."""
     from duelcheck.engines.checker import Checker
@@ -590,36 +639,44 @@ def kill(
     with activated(mutant):
         ts = TransitionSystem(rules)
         try:
-            probe = min(depth, PROBE_DEPTH)
-            probed = _probe(ts, invariants, probe, solver, deadline)
-            kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
-            # what the probe left open: no answer, or a violation the concrete interpreter does not confirm
-            unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
-            if kills:
-                best = min(kills, key=_first)
-                return _outcome(
-                    "killed",
-                    f"violated at step {best.length} (minimal)"
-                    + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
-                    {r.label: f"violated ({r.length})" for r in kills},
-                    killed_by=best.label,
-                    kill_kind="violated",
-                    length=best.length,
-                )
-            searched = prove or depth > probe  # the invariants are checked again below, fully
-            if unsure and not searched:
-                return _outcome(
-                    "unknown",
-                    f"no verdict for {', '.join(unsure)} up to {probe} steps",
-                    {label: "unknown" for label in unsure},
-                )
-            props = (invariants if searched else []) + _witnesses(found)
-            results = []
-            if props:
-                checker = Checker(
-                    rules, depth, solver=solver, simulate=False, prove=prove, cache=None, deadline=deadline, workers=1
-                )
-                results = checker.run(props).results
+            # the witnesses first: the baseline's plays replayed (milliseconds), a search only where one breaks
+            results = _witness_stage(ts, found, plays or {}, depth, solver, deadline)
+            if not any(r.verdict in ("not-found", "unreachable") for r in results):
+                probe = min(depth, PROBE_DEPTH)
+                probed = _probe(ts, invariants, probe, solver, deadline)
+                kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
+                # what the probe left open: no answer, or a violation the concrete interpreter does not confirm
+                unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
+                if kills:
+                    best = min(kills, key=_first)
+                    return _outcome(
+                        "killed",
+                        f"violated at step {best.length} (minimal)"
+                        + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
+                        {r.label: f"violated ({r.length})" for r in kills},
+                        killed_by=best.label,
+                        kill_kind="violated",
+                        length=best.length,
+                    )
+                searched = prove or depth > probe  # the invariants are checked again below, fully
+                if unsure and not searched:
+                    return _outcome(
+                        "unknown",
+                        f"no verdict for {', '.join(unsure)} up to {probe} steps",
+                        {label: "unknown" for label in unsure},
+                    )
+                if searched:
+                    checker = Checker(
+                        rules,
+                        depth,
+                        solver=solver,
+                        simulate=False,
+                        prove=prove,
+                        cache=None,
+                        deadline=deadline,
+                        workers=1,
+                    )
+                    results += checker.run(invariants).results
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:
@@ -693,6 +750,7 @@ def run_mutant(
             prove=options.get("prove", True),
             solver=options.get("solver", "auto"),
             timeout=options.get("timeout"),
+            plays=prepared.get("plays"),
         )
         if status == "unknown":
             out["note"] = f"{out['note']}; {note}"
@@ -710,10 +768,11 @@ def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[
     if options.get("prove", True):
         cache = options.get("cache")
         lemmas = prove_lemmas(r, Path(cache) if cache else None, options.get("lemma_suite"))
-    found = baseline(r, depth, lemmas, options.get("solver", "auto"))
+    found, plays = baseline(r, depth, lemmas, options.get("solver", "auto"))
     return {
         "lemmas": lemmas,
         "witnesses": found,
+        "plays": plays,
         "seconds": time.monotonic() - started,
         "model_version": model_version(),
     }

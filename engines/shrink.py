@@ -20,7 +20,7 @@ from duelcheck.properties.catalog import ActionView, Check
 Move = tuple[str, dict[str, int]]
 
 
-def _reaches(ts: TransitionSystem, check: Check, start: State, moves: list[Move]) -> list[Step] | None:
+def reaches(ts: TransitionSystem, check: Check, start: State, moves: list[Move]) -> list[Step] | None:
     """The steps of the play up to the first that reaches the witness, or None if it is refused or misses."""
     state = start
     steps: list[Step] = []
@@ -79,11 +79,11 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
     """A shorter play that still reaches the witness (the trace itself when nothing can go)."""
     start = trace.steps[0].state
     moves: list[Move] = [(st.action, dict(st.params)) for st in trace.steps[1:]]
-    best = _reaches(ts, check, start, moves)
+    best = reaches(ts, check, start, moves)
     if best is None:
         return trace
     merged = _merge_passes([(st.action, st.params) for st in best])
-    steps = _reaches(ts, check, start, merged)
+    steps = reaches(ts, check, start, merged)
     if steps is not None and len(steps) < len(best):
         best = steps
     tried = 0
@@ -96,7 +96,7 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
             before = best[i - 1].state if i > 0 else start
             tail = [(st.action, st.params) for st in best[i + chunk :]]
             tried += 1
-            steps = _reaches(ts, check, before, tail) if tail else None
+            steps = reaches(ts, check, before, tail) if tail else None
             if steps is not None:
                 best, removed = best[:i] + steps, True
             else:
@@ -105,7 +105,7 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
             chunk //= 2
     # the play's common runs as composite steps (kept when the witness is still reached: a step check is
     # never reached by a composite step)
-    steps = _reaches(ts, check, start, _merge_composites(ts, start, [(st.action, st.params) for st in best]))
+    steps = reaches(ts, check, start, _merge_composites(ts, start, [(st.action, st.params) for st in best]))
     if steps is not None and len(steps) < len(best):
         best = steps
     return Trace([trace.steps[0], *best])

@@ -207,6 +207,21 @@ def test_dropping_no_draw_on_turn_1_is_killed_by_first_turn_no_draw_in_one_step(
     assert not TransitionSystem(Rules()).apply(TransitionSystem(Rules()).init(), "normal_draw", {}).ok
 
 
+def test_a_witness_is_replayed_from_the_baseline_play_and_searched_only_where_the_play_breaks() -> None:
+    """The witness stage: the drawing rule negated breaks the baseline's play of turn 3, and the search then
+    refutes turn 3 at every depth (killed, before any invariant is searched); a guard dropped (more plays
+    allowed) keeps the play, and the witness is reached by replaying it, with no search."""
+    found, plays = mu.baseline(Rules(), 5, [])
+    assert found["reach-turn-3"] == 5 and len(plays["reach-turn-3"]) == 5
+    turn3 = {"reach-turn-3": 5}
+    got = mu.kill(Rules(), mu.mutant_by_id("negate:normal_draw:1"), 6, turn3, prove=False, plays=plays)
+    assert (got["status"], got["killed_by"], got["kill_kind"]) == ("killed", "reach-turn-3", "not-found"), got
+    with mu.activated(mu.mutant_by_id("drop:normal_draw:1")):
+        ts = TransitionSystem(Rules())
+        (r,) = mu._witness_stage(ts, turn3, plays, 6, "auto", None)
+    assert (r.verdict, r.engine, r.length) == ("found", "replay", 5)
+
+
 def test_a_probe_without_an_answer_is_unknown_never_survived() -> None:
     """A time limit the probe cannot meet leaves the mutant unknown; with no other search after the probe
     (no proofs, a bound within the probe's), it must not read as a survivor."""

@@ -1044,15 +1044,28 @@ def _bookkeeping(s: State) -> Val:
     draws = k.implies(s.is_phase(Phase.DRAW), s.g("drew") == (s.g("h_draws") >= 1))
     attacks = [s.g("m_decl", p, z) == (s.g("h_attacks", p, z) >= 1) for p, z in zones(s, "m_occ")]
     counts = [s.g("h_draws") >= 0, *(s.g("h_attacks", p, z) >= 0 for p, z in zones(s, "m_occ"))]
-    return k.and_(s.g("nsum") == s.g("h_summons"), draws, *attacks, *counts)
+    passes = (s.g("h_passes") == 1) == k.and_(s.g("passed"), s.g("chain_len") > 0, k.not_(s.g("resolving")))
+    resolving = (s.g("h_resolving") == 1) == s.g("resolving")
+    ghosts = [s.g("h_passes") >= 0, s.g("h_passes") <= 1, s.g("h_resolving") >= 0, s.g("h_resolving") <= 1]
+    return k.and_(s.g("nsum") == s.g("h_summons"), draws, *attacks, *counts, passes, resolving, *ghosts)
 
 
 always(
     "bookkeeping-matches-history",
     "6.3.1, 6.3.4.2, 6.3.5",
     "The rules' own bookkeeping agrees with what happened, as the property layer counts it: the Normal Summons "
-    "and Sets made this turn, the normal draw in the Draw Phase, and each monster's attack declared this turn.",
+    "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn, "
+    "a pass with the chain open, and a chain resolving.",
     state(_bookkeeping),
+)
+
+
+always(
+    "chain-resolution-uninterrupted",
+    "seed 000 (chains)",
+    "A chain resolves once both players have passed in succession with it open, link after link with nothing "
+    "done in between; and no link resolves otherwise.",
+    step(lambda s, a, t: (s.g("h_resolving") == 1) == a.is_("resolve")),
 )
 
 

@@ -67,6 +67,23 @@ def _attacks(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return _bump(s, old, declared, 3)
 
 
+def _passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # seed 000: 1 just after a pass with the chain open that did not start its resolution (the next pass, the
+    # other player's, is the second in succession), else 0; an optional trigger declined is no action between
+    # the passes (it adds no link), any other action is
+    k = s.k
+    declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
+    first = k.and_(a.is_("pass"), s.g("chain_len") > 0, s.g("h_passes") == 0)
+    return k.ite(first, 1, k.ite(declined, s.g("h_passes"), 0, w=2), w=2)
+
+
+def _resolving(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # seed 000: 1 from the second of two passes in succession with the chain open until the chain is empty
+    k = s.k
+    starts = k.and_(a.is_("pass"), s.g("chain_len") > 0, s.g("h_passes") == 1)
+    return k.ite(k.and_(k.or_(s.g("h_resolving") == 1, starts), t.g("chain_len") > 0), 1, 0, w=2)
+
+
 class History:
     """The counters the property suite keeps (`fields`), and how a step advances them (`advance`)."""
 
@@ -110,6 +127,16 @@ def history_for(rules: Rules) -> History:
                 _spec("h_summons", (), 8, "Normal Summons and Sets made this turn (history, 6.3.5)"),
                 _summons,
                 lambda b, idx: int(b.g("nsum")),
+            ),
+            Counter(
+                _spec("h_passes", (), 2, "1 after a pass with the chain open that started no resolution (history)"),
+                _passes,
+                lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") > 0 and not b.g("resolving")),
+            ),
+            Counter(
+                _spec("h_resolving", (), 2, "1 while a chain resolves after two passes in succession (history)"),
+                _resolving,
+                lambda b, idx: int(bool(b.g("resolving"))),
             ),
             Counter(
                 _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),

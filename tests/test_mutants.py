@@ -95,6 +95,7 @@ GUARD_MUTANTS = [
     # read from the property layer's history (properties/history.py), not from the flag the rule keeps
     ("draws only one card in the Draw Phase", "one-normal-draw-per-draw-phase", "", Rules(first_turn_draw=True), 3),
     ("Normal Summon or Set per turn", "normal-summon-limit", "", Rules(), 5),
+    ("nobody acts until it has resolved", "chain-resolution-uninterrupted", "", Rules(), 6),
 ]
 
 

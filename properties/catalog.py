@@ -29,6 +29,7 @@ from duelcheck.model.cards import (
     SPELLS,
     TARGETED,
     TO_END,
+    TO_MAIN2,
     TRAPS,
     Cost,
     Effect,
@@ -45,6 +46,7 @@ from duelcheck.model.rules import (
     MONSTER_EFFECTS,
     Params,
     draw_pending,
+    main1_ends,
     replay_due,
     speed,
     winner_if_loses,
@@ -1057,6 +1059,26 @@ always(
     "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn, "
     "a pass with the chain open, and a chain resolving.",
     state(_bookkeeping),
+)
+
+
+def _phase_choice(s: State, a: ActionView, t: State) -> Val:
+    k, r = s.k, s.r
+    choice = a.p("choice")
+    leaves = k.or_(t.g("phase") != s.g("phase"), t.g("turn") != s.g("turn"))  # the step ends the phase
+    main2_optional = k.and_(r.main_phase_2, k.not_(r.main_phase_2_requires_battle_phase))
+    at_main1_end = k.and_(main1_ends(s), leaves, k.implies(choice == TO_MAIN2, main2_optional))
+    after_battle = k.and_(choice == TO_MAIN2, s.g("phase") == Phase.BATTLE_END, r.main_phase_2, leaves)
+    return k.implies(choice != NO_CHOICE, k.or_(at_main1_end, after_battle))
+
+
+always(
+    "phase-choice-where-offered",
+    "6.3.3, 6.3.5",
+    "A choice of the next phase is made only by the step that ends Main Phase 1 (the Battle Phase, the End "
+    "Phase, or Main Phase 2 where it may follow Main Phase 1), or, for Main Phase 2, by the step that ends a "
+    "Battle Phase.",
+    step(_phase_choice),
 )
 
 

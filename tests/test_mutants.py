@@ -96,6 +96,8 @@ GUARD_MUTANTS = [
     ("draws only one card in the Draw Phase", "one-normal-draw-per-draw-phase", "", Rules(first_turn_draw=True), 3),
     ("Normal Summon or Set per turn", "normal-summon-limit", "", Rules(), 5),
     ("nobody acts until it has resolved", "chain-resolution-uninterrupted", "", Rules(), 6),
+    ("6.3.3: only the end of Main Phase 1 offers a choice", "phase-choice-where-offered", "", Rules(), 2),
+    ("6.3.5: Main Phase 2 comes only when a Battle Phase ends", "phase-choice-where-offered", "", Rules(), 2),
 ]
 
 

@@ -7,7 +7,7 @@ below d was answered no, so a goal first reached at d has a trace of minimal len
 minimality is the solver's own proof. The properties are dealt to two sessions (`BMC.groups`), whatever
 the number of processes: goals in one session share its unrolling and what its solver learns.
 A goal not reached up to the bound was shown unreachable within it (`unreached`); a question the
-solver could not answer leaves every goal still pending `unknown`, never `unreached`.
+solver could not answer leaves the goals it asked `unknown`, never `unreached`.
 
 A trace is the solver's choice of actions and parameters, replayed through the concrete interpreter
 from the start state: the states reported are the interpreter's, and a step it refuses is an internal

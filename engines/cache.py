@@ -22,6 +22,7 @@ _SOURCES = (
     "duelcheck.model.rules",
     "duelcheck.model.system",
     "duelcheck.properties.catalog",
+    "duelcheck.properties.history",  # the counters the properties read: a change there changes every proof
     "duelcheck.engines.kind",
 )
 

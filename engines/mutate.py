@@ -568,9 +568,10 @@ def _witness_stage(
     searched, one property at a time (its cases the play no longer reaches), the shortest in the baseline
     first, each on a solver of its own; the first witness lost (refuted at every depth, or unreachable) ends
     the stage: the mutant is killed."""
-    from duelcheck.engines.base import Result
-    from duelcheck.engines.bmc import BMC, replay_moves
+    from duelcheck.engines.base import Result, Trace
+    from duelcheck.engines.bmc import BMC
     from duelcheck.engines.shrink import reaches
+    from duelcheck.model.system import Step
 
     out: list[Any] = []
     todo = []
@@ -582,7 +583,7 @@ def _witness_stage(
             if steps is None:
                 left.append(c)
                 continue
-            trace = replay_moves(ts, None, [(st.action, st.params) for st in steps])
+            trace = Trace([Step("init", {}, ts.init()), *steps])  # the interpreter's own states, replayed above
             note = "the baseline's play still reaches it under the mutant"
             out.append(Result(p.name, c.label, "sometimes", "found", depth, 0.0, "replay", trace, note))
         if left:

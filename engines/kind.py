@@ -290,6 +290,11 @@ class Induction:
         if not all(c.eval(None, None, init) for c in p.checks if c.on == "state"):
             return False
         first = self._first
+        # and read symbolically: a predicate whose two readings disagree (a constant too wide for its field
+        # wraps around in the solver) must not be proved from a false assumption in the inductive step
+        facts = [f for c in p.checks if c.on == "state" for f in self._facts(c, None, None, first.pre)]
+        if facts and self._fresh([ts.sym_init(first.pre), z3.Not(z3.And(*facts))]) != z3.unsat:
+            return False
         first_act = ActionView(first.act, first.params, symbolic=True)
         for c in p.checks:
             if c.on == "step":

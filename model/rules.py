@@ -1185,6 +1185,8 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
     opp = s.other(tp)
     t = a.tzone
     require_live(s, n)
+    # 6.3.4.3.4: an effect triggered during the chain is activated first, as the next chain
+    n.require(k.not_(any_trigger_due(s)), waiting_trigger)
     n.require(s.g("phase") == Phase.BATTLE_STEP, "6.3.4.2.1: a replay happens only in the Battle Step")
     n.require(replay_due(s), "6.3.4.2.1: no replay is due")
     has = s.monsters(opp) > 0

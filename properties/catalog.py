@@ -567,14 +567,11 @@ def _positions(s: State, a: ActionView, t: State) -> Val:
         stays = k.and_(s.g("m_occ", p, y), t.g("m_occ", p, y))
         changed = k.and_(stays, s.g("m_def", p, y) != t.g("m_def", p, y))
         here = k.and_(p == tp, a.p("zone") == y, s.is_phase(*MAIN_PHASES))
-        manual = k.and_(
-            a.is_("change_position"),
-            here,
-            k.not_(s.g("m_fresh", p, y)),
-            k.not_(s.g("m_moved", p, y)),
-            k.not_(s.g("m_decl", p, y)),
-        )
-        flip = k.and_(a.is_("flip_summon"), here, k.not_(s.g("m_fresh", p, y)), k.not_(s.g("m_moved", p, y)))
+        # what happened this turn, from the property layer's history: the position changes its controller made
+        # to this monster, and the attacks it declared (not the rules' own flags)
+        unmoved = k.and_(s.g("h_moves", p, y) == 0, k.not_(s.g("m_fresh", p, y)))
+        manual = k.and_(a.is_("change_position"), here, unmoved, s.g("h_attacks", p, y) == 0)
+        flip = k.and_(a.is_("flip_summon"), here, unmoved)
         top = s.g("chain_len") - 1
         by_effect = k.and_(
             a.is_("resolve"),
@@ -651,13 +648,22 @@ def _replay_step(s: State, a: ActionView, t: State) -> Val:
     )
 
 
+def _replay_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2.1: once a replay is due, the attacker's new choice comes before anything else is done (a
+    triggered effect that is waiting goes first, 6.3.4.3.4)."""
+    k = s.k
+    waiting = k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
+    return k.implies(k.and_(replay_due(s), k.not_(waiting)), a.is_("replay_select"))
+
+
 always(
     "replay-only-in-battle-step",
     "6.3.4.2.1",
     "A replay is pending and taken only in the Battle Step, never in the Damage Step, and the re-selection "
-    "is not an attack declaration.",
+    "is not an attack declaration; once a replay is due, the attacker chooses before anything else is done.",
     state(_replay_place, "pending"),
     step(_replay_step, "re-selection"),
+    step(_replay_first, "chosen-first"),
 )
 
 
@@ -1049,15 +1055,32 @@ def _bookkeeping(s: State) -> Val:
     passes = (s.g("h_passes") == 1) == k.and_(s.g("passed"), s.g("chain_len") > 0, k.not_(s.g("resolving")))
     resolving = (s.g("h_resolving") == 1) == s.g("resolving")
     ghosts = [s.g("h_passes") >= 0, s.g("h_passes") <= 1, s.g("h_resolving") >= 0, s.g("h_resolving") <= 1]
-    return k.and_(s.g("nsum") == s.g("h_summons"), draws, *attacks, *counts, passes, resolving, *ghosts)
+    empty = (s.g("h_empty_passes") == 1) == k.and_(s.g("passed"), s.g("chain_len") == 0, k.not_(s.g("discarding")))
+    ghosts += [s.g("h_empty_passes") >= 0, s.g("h_empty_passes") <= 1]
+    triggers = []
+    for p in (0, 1):
+        h, trig = s.g("h_triggers", p), s.g("trig", p)
+        triggers += [
+            (h == 2) == k.one_of(trig, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)),
+            (h == 1) == (trig == Pending.FLIPPED),
+            k.implies(h == 1, s.g("trig_zone", p) == s.g("atk_tgt")),  # the attack's target was flipped
+            h >= 0,
+            h <= 2,
+        ]
+    moves = [s.g("m_moved", p, z) == (s.g("h_moves", p, z) >= 1) for p, z in zones(s, "m_occ")]
+    moves += [s.g("h_moves", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    return k.and_(
+        s.g("nsum") == s.g("h_summons"), draws, *attacks, *counts, passes, resolving, *ghosts, empty, *triggers, *moves
+    )
 
 
 always(
     "bookkeeping-matches-history",
     "6.3.1, 6.3.4.2, 6.3.5",
     "The rules' own bookkeeping agrees with what happened, as the property layer counts it: the Normal Summons "
-    "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn, "
-    "a pass with the chain open, and a chain resolving.",
+    "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn and "
+    "battle position changed this turn, a pass with or without the chain open, a chain resolving, and a "
+    "triggered effect waiting.",
     state(_bookkeeping),
 )
 
@@ -1088,6 +1111,119 @@ always(
     "A chain resolves once both players have passed in succession with it open, link after link with nothing "
     "done in between; and no link resolves otherwise.",
     step(lambda s, a, t: (s.g("h_resolving") == 1) == a.is_("resolve")),
+)
+
+
+def _second_pass(s: State, a: ActionView) -> Val:
+    """The step is the second of two passes in succession with no chain open (history), or both at once."""
+    k = s.k
+    return k.or_(a.is_("end_step"), k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1))
+
+
+def _phase_moved(s: State, t: State) -> Val:
+    return s.k.or_(t.g("phase") != s.g("phase"), t.g("turn") != s.g("turn"))
+
+
+def _both_passed(s: State, a: ActionView, t: State) -> Val:
+    """6.3: both players passed in succession with no chain open: the phase or step ends (in the End Phase the
+    turn player over the hand limit first discards, 6.3.6)."""
+    k, r = s.k, s.r
+    discards = k.and_(s.g("phase") == Phase.END, r.hand_limit_enforced, s.g("hand", s.tp) > r.hand_limit)
+    return k.implies(_second_pass(s, a), k.or_(_phase_moved(s, t), discards))
+
+
+def _one_pass(s: State, a: ActionView, t: State) -> Val:
+    """6.3: a single pass never ends a phase or step: only the second of two in succession does."""
+    return s.k.implies(s.k.and_(a.is_("pass"), _phase_moved(s, t)), _second_pass(s, a))
+
+
+def _new_phase_priority(s: State, a: ActionView, t: State) -> Val:
+    """6.3: each phase and step that begins when the last one ended begins with the turn player holding
+    priority (a Battle Phase ended by a resolving effect, 6.3.4.4, goes on with the rest of the chain)."""
+    k = s.k
+    ended = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
+    return k.implies(k.and_(ended, _phase_moved(s, t)), t.g("prio") == t.tp)
+
+
+always(
+    "passes-end-phases",
+    "6.3",
+    "A phase or step ends when both players pass in succession with no chain open, never on one pass, and "
+    "the next begins with the turn player holding priority (in the End Phase, a hand over the limit is first "
+    "discarded, 6.3.6).",
+    step(_both_passed, "both-passed"),
+    step(_one_pass, "one-pass"),
+    step(_new_phase_priority, "turn-player-first"),
+)
+
+
+def _triggers_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.4, 6.3.4.3.5: a waiting triggered effect (history) is activated or declined before anything
+    else is done (an effect triggered while a chain resolves waits for the rest of the chain); and only a
+    waiting one is."""
+    k = s.k
+    waiting = k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
+    first = k.implies(k.and_(waiting, k.not_(a.is_("resolve"))), a.is_("trigger"))
+    return k.and_(first, k.implies(a.is_("trigger"), waiting))
+
+
+always(
+    "triggers-first",
+    "6.3.4.3.4, 6.3.4.3.5",
+    "A Flip effect (after damage calculation, or after a flip) and a battle-destroyed monster's effect (at the "
+    "end of the Damage Step) are activated, or declined, before either player does anything else, and no "
+    "triggered effect is activated without its event (kept by the property layer: what was flipped or "
+    "destroyed by battle).",
+    step(_triggers_first),
+)
+
+
+def _activation_source(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (Spells and Traps, monster effects): where an activated card or effect comes from."""
+    k = s.k
+    added, kind, eff, owner = _new_link(s, t)
+    act = k.and_(a.is_("activate"), added)
+    z = a.p("zone")
+    monster = k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))
+    from_hand = k.and_(z == HAND, k.not_(monster))
+    cost = t.g("c_cost", s.g("chain_len"))
+    set_card = k.and_(
+        s.g("s_occ", owner, z),
+        k.not_(s.g("s_up", owner, z)),
+        s.g("s_kind", owner, z) == kind,
+        s.g("s_eff", owner, z) == eff,
+        s.g("s_cost", owner, z) == cost,
+    )
+    mkind = k.ite(kind == Kind.IGNITION, int(MonsterEffect.IGNITION), int(MonsterEffect.QUICK), w=3)
+    face_up = k.and_(
+        s.g("m_occ", owner, z), s.g("m_up", owner, z), s.g("m_kind", owner, z) == mkind, s.g("m_eff", owner, z) == eff
+    )
+    return k.implies(
+        act,
+        k.and_(
+            k.implies(from_hand, k.one_of(kind, SPELLS)),  # a Trap is Set before it is activated
+            k.implies(k.and_(k.not_(monster), k.not_(from_hand)), set_card),  # the Set card, with its cost
+            k.implies(monster, face_up),  # a face-up monster's own effect
+        ),
+    )
+
+
+def _ends_battle_phase(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.4: an effect that ends the Battle Phase is activated only within it (the Start Step or the Battle
+    Step)."""
+    k = s.k
+    added, _, eff, _ = _new_link(s, t)
+    return k.implies(k.and_(added, eff == Effect.END_BATTLE_PHASE), s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
+
+
+always(
+    "activation-sources",
+    "seed 000 (Spells and Traps, monster effects), 6.3.4.4",
+    "A Spell is activated from the hand or from where it was Set, a Trap only once Set, each with the cost of "
+    "the card Set; a monster's effect only from that face-up monster; an effect that ends the Battle Phase "
+    "only within it.",
+    step(_activation_source, "card"),
+    step(_ends_battle_phase, "end-battle-phase"),
 )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from duelcheck.model.cards import Phase
+from duelcheck.model.cards import DIRECT, MonsterEffect, Pending, Phase
 from duelcheck.model.kit import Val
 from duelcheck.model.state import FieldSpec, Key, State
 from duelcheck.properties.catalog import ActionView
@@ -84,6 +84,96 @@ def _resolving(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return k.ite(k.and_(k.or_(s.g("h_resolving") == 1, starts), t.g("chain_len") > 0), 1, 0, w=2)
 
 
+def _empty_passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3: 1 just after a pass with no chain open that was not the second in succession (the next pass, the
+    # other player's, is), else 0
+    # (an optional trigger declined is no action between the passes, as for `h_passes`)
+    k = s.k
+    first = k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 0)
+    declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
+    return k.ite(first, 1, k.ite(declined, s.g("h_empty_passes"), 0, w=2), w=2)
+
+
+def _flipped(s: State, t: State, p: int) -> Val:
+    """A face-down Flip monster of player p was turned face-up by the step."""
+    k = s.k
+    if not k.symbolic:  # the same reading, evaluated lazily (every concrete step asks it)
+        return any(
+            s.g("m_occ", p, z) and not s.g("m_up", p, z) and t.g("m_up", p, z) and t.g("m_occ", p, z)
+            and t.g("m_kind", p, z) == MonsterEffect.FLIP
+            for z in range(s.r.monster_zones)
+        )  # fmt: skip
+    return k.or_(
+        *(
+            k.and_(
+                s.g("m_occ", p, z),
+                k.not_(s.g("m_up", p, z)),
+                t.g("m_occ", p, z),
+                t.g("m_up", p, z),
+                t.g("m_kind", p, z) == MonsterEffect.FLIP,
+            )
+            for z in range(s.r.monster_zones)
+        )
+    )
+
+
+def _left(s: State, t: State, p: int, kind: MonsterEffect) -> Val:
+    """A monster of player p with this kind of effect left the field in the step."""
+    k = s.k
+    if not k.symbolic:  # the same reading, evaluated lazily
+        return any(
+            s.g("m_occ", p, z) and s.g("m_kind", p, z) == kind and not t.g("m_occ", p, z)
+            for z in range(s.r.monster_zones)
+        )
+    return k.or_(
+        *(
+            k.and_(s.g("m_occ", p, z), s.g("m_kind", p, z) == kind, k.not_(t.g("m_occ", p, z)))
+            for z in range(s.r.monster_zones)
+        )
+    )
+
+
+def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.3.2, 6.3.4.3.4, 6.3.4.3.5: player p's triggered effect: 2 while it waits to be activated, 1 for a
+    # Flip monster turned face-up by an attack (its effect waits for damage calculation), else 0; a `trigger`
+    # step takes the turn player's waiting effect first
+    (p,) = idx
+    k = s.k
+    old = s.g("h_triggers", p)
+    mine_first = s.g("h_triggers", s.tp) == FLIP_DUE
+    taken = k.and_(a.is_("trigger"), old == FLIP_DUE, k.ite(mine_first, s.tp == p, s.tp != p))
+    moved_on = k.and_(s.g("phase") != t.g("phase"))
+    attack_flip = k.and_(moved_on, s.g("phase") == Phase.DMG_START, _flipped(s, t, p))
+    other_flip = k.and_(k.not_(k.and_(moved_on, s.g("phase") == Phase.DMG_START)), _flipped(s, t, p))
+    tgt = s.g("atk_tgt")
+    calculated = k.and_(moved_on, s.g("phase") == Phase.DMG_DURING, old == FLIP_WAITS)
+    survived = k.and_(p != s.tp, tgt != DIRECT, t.g("m_occ", p, tgt))
+    battle_destroyed = _left(s, t, p, MonsterEffect.TRIGGER)
+    destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, battle_destroyed)
+    after_calc = k.ite(survived, FLIP_DUE, 0, w=3)
+    kept = k.ite(taken, 0, k.ite(calculated, after_calc, old, w=3), w=3)
+    return k.ite(k.or_(other_flip, destroyed), FLIP_DUE, k.ite(attack_flip, FLIP_WAITS, kept, w=3), w=3)
+
+
+FLIP_WAITS, FLIP_DUE = 1, 2  # the values of h_triggers
+
+
+def _moves(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # seed 000: the battle position changes made this turn by its controller (a change of position or a Flip
+    # Summon) to the monster now in this zone (a zone left empty starts again)
+    k = s.k
+    p, z = idx
+    stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
+    old = k.ite(stays, s.g("h_moves", p, z), 0)
+    moved = k.and_(k.or_(a.is_("change_position"), a.is_("flip_summon")), s.tp == p, a.p("zone") == z)
+    return _bump(s, old, moved, 3)
+
+
+def _told_trigger(b: State, p: int) -> int:
+    pending = int(b.g("trig", p))
+    return FLIP_DUE if pending in (Pending.FLIP_DUE, Pending.TRIGGER_DUE) else FLIP_WAITS if pending else 0
+
+
 class History:
     """The counters the property suite keeps (`fields`), and how a step advances them (`advance`)."""
 
@@ -137,6 +227,31 @@ def history_for(rules: Rules) -> History:
                 _spec("h_resolving", (), 2, "1 while a chain resolves after two passes in succession (history)"),
                 _resolving,
                 lambda b, idx: int(bool(b.g("resolving"))),
+            ),
+            Counter(
+                _spec("h_empty_passes", (), 2, "1 after a first pass with no chain open (history, 6.3)"),
+                _empty_passes,
+                lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") == 0),
+            ),
+            Counter(
+                _spec(
+                    "h_triggers",
+                    (2,),
+                    3,
+                    "a player's triggered effect: 2 waiting, 1 waiting for damage calculation (history, 6.3.4.3.4)",
+                ),
+                _triggers,
+                lambda b, idx: _told_trigger(b, idx[0]),
+            ),
+            Counter(
+                _spec(
+                    "h_moves",
+                    (2, monster_zones),
+                    3,
+                    "battle position changes this turn by its controller (history, seed 000)",
+                ),
+                _moves,
+                lambda b, idx: int(bool(b.g("m_moved", *idx))),
             ),
             Counter(
                 _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),

@@ -98,6 +98,14 @@ GUARD_MUTANTS = [
     ("nobody acts until it has resolved", "chain-resolution-uninterrupted", "", Rules(), 6),
     ("6.3.3: only the end of Main Phase 1 offers a choice", "phase-choice-where-offered", "", Rules(), 2),
     ("6.3.5: Main Phase 2 comes only when a Battle Phase ends", "phase-choice-where-offered", "", Rules(), 2),
+    # 6.3: a step that ends a phase on a single pass (the new phase begins with the opponent holding priority)
+    ("one more pass ends the step", "passes-end-phases", "turn-player-first", Rules(), 2),
+    # 6.3.3: both players pass at the end of Main Phase 1 without a choice, and the phase stays
+    ("when Main Phase 1 ends the turn player chooses", "passes-end-phases", "both-passed", Rules(), 3),
+    ("a Trap must be Set before it is activated", "activation-sources", "card", Rules(), 3),
+    ("no face-up monster in that zone", "activation-sources", "card", Rules(), 3),
+    ("the Set card's cost", "activation-sources", "card", Rules(), 4),
+    ("the Battle Phase is ended from within it", "activation-sources", "end-battle-phase", Rules(), 3),
 ]
 
 
@@ -114,6 +122,60 @@ def test_a_dropped_guard_is_caught(reason: str, prop: str, case: str, rules: Rul
         certify(ts, check, results[0].trace, False)
     clean = BMC(TransitionSystem(rules)).run([replace(BY_NAME[prop], checks=(check,))], depth)
     assert clean[0].verdict == "holds"
+
+
+def _main2_after_attack(ts: TransitionSystem) -> Any:
+    """Turn 3, Main Phase 2 after a Battle Phase: the turn player's face-up monster in zone 0 declared an attack
+    this turn (the history counts it too), and a face-down Flip monster in zone 1, Set on an earlier turn."""
+    from duelcheck.model.cards import MonsterEffect, Phase
+
+    return _relaxed(
+        ts.init(),
+        turn=3, phase=int(Phase.MAIN2), drew=True, bp_done=True, hand__0=5, deck__0=34,
+        m_occ__0__0=True, m_up__0__0=True, m_atk__0__0=10, m_defv__0__0=10, m_decl__0__0=True, h_attacks__0__0=1,
+        m_occ__0__1=True, m_def__0__1=True, m_atk__0__1=10, m_defv__0__1=10, m_kind__0__1=int(MonsterEffect.FLIP),
+        m_eff__0__1=7,
+    )  # fmt: skip
+
+
+def _replay_due(ts: TransitionSystem) -> Any:
+    """Turn 3, the Battle Step: the turn player's monster in zone 0 attacks, and the opponent's monster count
+    changed after the declaration, so a replay is due (6.3.4.2.1)."""
+    from duelcheck.model.cards import DIRECT, Phase
+
+    return _relaxed(
+        ts.init(),
+        turn=3, phase=int(Phase.BATTLE_STEP), drew=True, bp_done=True, hand__0=5, deck__0=34,
+        m_occ__0__0=True, m_up__0__0=True, m_atk__0__0=10, m_defv__0__0=10, m_decl__0__0=True, h_attacks__0__0=1,
+        attacking=True, atk_zone=0, atk_tgt=DIRECT, replay=True,
+    )  # fmt: skip
+
+
+BOARD_GUARD_MUTANTS = [
+    # (the guard's words, the property, its case, the board, the depth searched from it): deep in a duel
+    # (an attack declared takes 19 steps from the start), so the search starts on the board
+    ("declared an attack this turn and cannot change", "position-change-rules", "", _main2_after_attack, 1),
+    # a Flip Summon, then a Normal Summon before the Flip effect
+    ("waiting_trigger", "triggers-first", "", _main2_after_attack, 2),
+    ("must first choose a new target or stop", "replay-only-in-battle-step", "chosen-first", _replay_due, 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("reason", "prop", "case", "board", "depth"), BOARD_GUARD_MUTANTS, ids=[m[1] for m in BOARD_GUARD_MUTANTS]
+)
+def test_a_dropped_guard_is_caught_deep_in_a_duel(
+    reason: str, prop: str, case: str, board: Callable[[TransitionSystem], Any], depth: int
+) -> None:
+    check = _check(prop, case)
+    goal = Goal(replace(BY_NAME[prop], checks=(check,)), check)
+    with dropped(reason):
+        ts = TransitionSystem(Rules())
+        found = BMC(ts).reach([goal], depth, board(ts))[0]
+        assert found.status == "reached", f"{prop}[{case}] did not catch the dropped guard {reason!r}"
+        assert found.trace is not None and not holds_at_end(found.trace, check)
+    ts = TransitionSystem(Rules())
+    assert BMC(ts).reach([goal], depth, board(ts))[0].status == "unreached"
 
 
 EFFECT_MUTANTS = [(m.rule, m.replacement, m.catches, m.case, m.depth) for m in EFFECT_BUGS]

@@ -43,19 +43,40 @@ from duelcheck.properties.catalog import ActionView, Check, Property
 OnResult = Callable[[Result], None]
 SESSIONS = 2  # the bounded search's solver sessions, whatever the number of processes (see BMC.groups)
 _TAG = re.compile(r"@T([01])(?=[|\s)])")  # the template step's state tags in its SMT-LIB text
+Start = State | Sequence[State] | None  # where a search starts: the initial state, a state, or any of several
 Events = Callable[[str, Any], None]  # ("depth", (group, d, bound, pending goals)) and ("settled", (goal, Reach))
 
 
 class Unrolling:
     """The symbolic states s_0..s_k, the steps between them, and their constraints, grown on demand."""
 
-    def __init__(self, ts: TransitionSystem, start: State | None = None, lemmas: list[Check] | None = None):
+    def __init__(self, ts: TransitionSystem, start: Start = None, lemmas: list[Check] | None = None):
+        """`start`: the initial state (None), one state, or several (the play starts in any of them: a
+        selector constant, among the choices, says which)."""
         self.ts = ts
         self.lemmas = lemmas or []
         self.states = [ts.sym_state("@0")]
         self.steps: list[SymStep | None] = [None]
-        self.start = ts.init() if start is None else start
-        self.constraints = [z3.And(*(self.states[0].v[key] == self.start.v[key] for key in ts.keys))]
+        starts = _starts(ts, start)
+        if not starts:
+            raise InternalError("a search needs at least one state to start from")
+        self.starts = starts
+        self.start = starts[0]
+        self.selector = None if len(starts) == 1 else z3.BitVec("start@0", max(1, (len(starts) - 1).bit_length()))
+        if self.selector is None:
+            self.constraints = [self._is(self.start)]
+        else:
+            sel = self.selector
+            self.constraints = [z3.Or(*(z3.And(sel == i, self._is(st)) for i, st in enumerate(starts)))]
+
+    def _is(self, state: State) -> Any:
+        return z3.And(*(self.states[0].v[key] == state.v[key] for key in self.ts.keys))
+
+    def start_of(self, values: dict[str, Any]) -> State:
+        """The state the solver's play starts in (its values include the choices)."""
+        if self.selector is None:
+            return self.start
+        return self.starts[int(values[str(self.selector)])]
 
     def facts(self, state: State) -> Any:
         """The lemmas in `state`: built once over a template state and copied by substitution, like the
@@ -109,7 +130,7 @@ class Unrolling:
 
     def choices(self, k: int) -> list[Any]:
         """The action and parameter variables of steps 1..k: all a trace needs."""
-        out: list[Any] = []
+        out: list[Any] = [] if self.selector is None else [self.selector]
         for st in self.steps[1 : k + 1]:
             assert st is not None
             out.append(st.act)
@@ -124,6 +145,14 @@ class Unrolling:
             act = self.ts.actions[int(values[str(st.act)])]
             out.append((act.name, {name: _signed(values[str(st.params[name])], name) for name in act.params}))
         return out
+
+
+def _starts(ts: TransitionSystem, start: Start) -> list[State]:
+    return [ts.init()] if start is None else [start] if isinstance(start, State) else list(start)
+
+
+def _index_of(starts: list[State], state: State) -> int:
+    return next(i for i, st in enumerate(starts) if st.v == state.v)
 
 
 def replay_moves(ts: TransitionSystem, start: State | None, moves: list[tuple[str, dict[str, int]]]) -> Trace:
@@ -215,7 +244,7 @@ def deepen_once(
             return True
         if answer != SAT:
             return False
-        trace = replay_moves(ts, u.start, u.moves(values, d))
+        trace = replay_moves(ts, u.start_of(values), u.moves(values, d))
         settled = [i for i, h in hits.items() if values.get(str(h))]
         if not settled:
             raise InternalError("the solver's model reaches none of the goals it was asked for")
@@ -333,7 +362,7 @@ class BMC:
         self,
         goals: list[Goal],
         depth: int,
-        start: State | None = None,
+        start: Start = None,
         events: Events | None = None,
         side: list[SideJob] | None = None,
     ) -> list[Reach]:
@@ -441,12 +470,12 @@ class BMC:
             raise InternalError("a search process ended without settling every goal")
         return [r for r in out if r is not None]
 
-    def _reach_of(self, row: tuple[Any, ...], start: State | None) -> Reach:
-        status, d, moves, note, seconds = row
-        trace = None if moves is None else replay_moves(self.ts, start, moves)
+    def _reach_of(self, row: tuple[Any, ...], start: Start) -> Reach:
+        status, d, (first, moves), note, seconds = row
+        trace = None if moves is None else replay_moves(self.ts, _starts(self.ts, start)[first], moves)
         return Reach(status, d, trace, note, seconds)
 
-    def _child(self, conn: Any, goals: list[Goal], depth: int, start: State | None) -> None:
+    def _child(self, conn: Any, goals: list[Goal], depth: int, start: Start) -> None:
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
@@ -458,7 +487,10 @@ class BMC:
             else:
                 i, r = data
                 moves = None if r.trace is None else [(st.action, st.params) for st in r.trace.steps[1:]]
-                conn.send(("settled", i, r.status, r.depth, moves, r.note, r.seconds))
+                first = 0 if r.trace is None else _index_of(starts, r.trace.steps[0].state)
+                conn.send(("settled", i, r.status, r.depth, (first, moves), r.note, r.seconds))
+
+        starts = _starts(self.ts, start)
 
         try:  # pragma: no cover - runs in a child process
             self._reach_group(goals, depth, start, send)
@@ -471,7 +503,7 @@ class BMC:
             conn.close()
 
     def _reach_group(
-        self, goals: list[Goal], depth: int, start: State | None = None, emit: Events | None = None
+        self, goals: list[Goal], depth: int, start: Start = None, emit: Events | None = None
     ) -> list[Reach]:
         """For each goal: reached at its minimal depth, unreached up to `depth`, or unknown; each goal
         is told to `emit` as ("settled", (index, Reach)) once settled, each depth as ("depth", (d, bound, n)).
@@ -579,9 +611,11 @@ class BMC:
         events: Events | None = None,
         on_result: OnResult | None = None,
         side: list[SideJob] | None = None,
+        start: Start = None,
     ) -> list[Result]:
         """A result per check of each property; `on_result` hears each one as soon as it is settled.
-        `side` jobs share the search's processes (see `reach`)."""
+        `side` jobs share the search's processes (see `reach`); `start`: where the plays start (see
+        `Unrolling`; a trace then starts there, not in the initial state)."""
         goals = [Goal(p, c) for p in props for c in p.checks]
         if not goals:
             for job in side or []:
@@ -615,7 +649,7 @@ class BMC:
             elif events is not None:
                 events(kind, data)
 
-        found = self.reach(goals, depth, None, hear, side)
+        found = self.reach(goals, depth, start, hear, side)
         return [results[i] if i in results else result(i, r) for i, r in enumerate(found)]
 
 

@@ -1072,7 +1072,7 @@ def boards_cmd(
 MUTATE_EXIT_CODES = """\b
 Exit codes of a mutation run:
   0    every mutant has a result and none is unknown (a survivor is an answer, not a failure)
-  2    bad input: --only, --store or --scheduler (one line on stderr)
+  2    bad input: --only, --mutant, --store or --scheduler (one line on stderr)
   3    some mutant is unknown (no solver answer, a time limit, or the two semantics disagree under it)
   4    a mutant failed (internal error, not a result; the others are kept)
   130  interrupted (Ctrl-C): every mutant that finished is in the store; the same command runs the rest"""
@@ -1088,6 +1088,13 @@ Exit codes of a mutation run:
     help="Only mutants of this kind (repeatable; default all): a guard dropped, negated, or a hand-made rule bug.",
 )
 @click.option("--limit", type=click.IntRange(1, None), default=None, help="Only the first N mutants (quick runs).")
+@click.option(
+    "--mutant",
+    "ids",
+    multiple=True,
+    metavar="ID",
+    help="Only this mutant, by the id the report prints (repeatable; e.g. drop:pass:12): survivors checked again.",
+)
 @click.option(
     "--depth",
     type=click.IntRange(0, 200),
@@ -1113,6 +1120,7 @@ def mutate_cmd(
     only: str | None,
     kinds: tuple[str, ...],
     limit: int | None,
+    ids: tuple[str, ...],
     depth: int,
     no_proofs: bool,
     timeout: float | None,
@@ -1129,7 +1137,9 @@ def mutate_cmd(
     from duelcheck.engines import mutate as mu
 
     n_workers = _dask_workers(workers, scheduler)
-    mutants, excluded = mu.select_mutants(only, kinds or mu.KINDS, limit)
+    if ids and (only or kinds or limit):
+        raise InputError("--mutant names the mutants itself: it takes no --only, --kind or --limit")
+    mutants, excluded = mu.select_mutants(only, kinds or mu.KINDS, limit, ids=ids)
     where = f"the scheduler {scheduler}" if scheduler else f"a local cluster of {n_workers} worker(s)"
     started = time.monotonic()
 

@@ -38,7 +38,16 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    depth 4 in 4 s, 5 in 7 s, 6 in 13 s, 8 in 55 s under a mutant that violates none);
 3. otherwise the checker (engines/checker.py) on the invariants with the mutant active: proved by induction
    with nothing cached for the mutant, then bounded model checking, with the first layer's lemmas, of what is
-   not proved; no simulation (its walks differ from rules to rules, so a witness it misses says nothing).
+   not proved; no simulation for witnesses (its walks differ from rules to rules, so a witness it misses says
+   nothing);
+4. for the invariants that hold to the bound without a proof, a short bounded search (`DEEP_DEPTH` steps)
+   from any state of the rules' own plays (the baseline's, and the witnesses beyond the bound that seeded
+   simulation reaches, such as a deck running out), replayed under the mutant, then also from the states of
+   `DEEP_WALKS` seeded random plays under the mutant: a violation that needs a deep setting-up (a monster
+   that attacks on a later turn than it arrived, then Main Phase 2: 14 steps) and then a short divergence.
+   Its trace is the play to that state and the search's steps, certified from the initial state and
+   shortened by delta debugging, not proved minimal (measured: the dropped "declared an attack this turn"
+   guard of `change_position`, which survives a bound of 12, killed in 55 s from a random play's state).
 A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
 concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
 `not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
@@ -64,6 +73,7 @@ import functools
 import hashlib
 import inspect
 import json
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -84,6 +94,9 @@ from duelcheck.rules import Rules
 
 DEFAULT_DEPTH = 12  # the bound of the kill stage; deeper bounds kill more and cost more
 PROBE_DEPTH = 5  # the first stage's bounded search for a violation stops here (or at the bound, if smaller)
+DEEP_DEPTH = 4  # the last stage's search from the states of the rules' own plays goes this many steps on
+DEEP_WALKS, DEEP_WALK_LENGTH, DEEP_SEED = 3, 300, 7  # and from the states of these random plays under the mutant
+DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
 KINDS = ("drop", "negate", "semantic")
 EXCLUDED_PREFIXES = ("model range", "model catalogue")
@@ -371,11 +384,25 @@ def all_mutants(rules: Rules | None = None) -> list[Mutant]:
 
 
 def select_mutants(
-    only: str | None = None, kinds: tuple[str, ...] = KINDS, limit: int | None = None, rules: Rules | None = None
+    only: str | None = None,
+    kinds: tuple[str, ...] = KINDS,
+    limit: int | None = None,
+    rules: Rules | None = None,
+    ids: tuple[str, ...] = (),
 ) -> tuple[list[Mutant], list[Mutant]]:
-    """The mutants to run (scored, of the given kinds and action, the first `limit`) and those excluded from
-    scoring (model range and catalogue guards) among the same selection."""
+    """The mutants to run (scored, of the given kinds and action, the first `limit`; or those named by `ids`)
+    and those excluded from scoring (model range and catalogue guards) among the same selection."""
     import difflib
+
+    if ids:
+        known = {m.id: m for m in all_mutants(rules)}
+        for mid in ids:
+            if mid not in known:
+                close = difflib.get_close_matches(mid, list(known), n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                raise InputError(f"--mutant {mid}: no such mutant (ids as `duelcheck mutate` prints them){hint}")
+        named = [known[mid] for mid in dict.fromkeys(ids)]
+        return [m for m in named if m.scored], [m for m in named if not m.scored]
 
     if only is not None and only not in R.ACTION_BY_NAME:
         close = difflib.get_close_matches(only, list(R.ACTION_BY_NAME), n=1, cutoff=0.6)
@@ -504,6 +531,35 @@ def baseline(
     return {r.label: r.length for r in results if r.length is not None}, plays
 
 
+def deep_plays(rules: Rules, found: dict[str, int]) -> dict[str, Play]:
+    """The witnesses beyond the bound, each by a play of the rules as written: seeded simulation, the play
+    shortened by delta debugging (as `duelcheck check` finds them). Starting points of the last stage's search,
+    never witnesses a mutant must reach (that needs the bounded search's verdict)."""
+    from duelcheck.engines.shrink import shrink
+    from duelcheck.engines.sim import Simulator
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties import PROPERTIES
+
+    if S.MUTATION is not None:
+        raise InternalError("the deep plays are the rules as written, with no mutant active")
+    ts = TransitionSystem(rules)
+    missing = [
+        (label, c)
+        for p in PROPERTIES
+        if p.kind == "sometimes"
+        for c in p.checks
+        for label in [f"{p.name}[{c.label}]" if c.label else p.name]
+        if label not in found
+    ]
+    # one simulation for all of them (its walks do not depend on what is looked for)
+    traces = Simulator(ts).search([c for _, c in missing]) if missing else {}
+    out: dict[str, Play] = {}
+    for i, trace in sorted(traces.items()):
+        label, c = missing[i]
+        out[label] = [(st.action, dict(st.params)) for st in shrink(ts, c, trace).steps[1:]]
+    return out
+
+
 class _Enough(Exception):
     """The first depth with a violation has been searched: the probe stops."""
 
@@ -597,6 +653,105 @@ def _witness_stage(
     return out
 
 
+def _deep_starts(ts: Any, plays: dict[str, Play], walks: int = 0) -> tuple[list[Any], list[tuple[str, list[Any]]]]:
+    """The states of the rules' own plays replayed under the mutant (each play up to the first step the
+    mutant refuses), and of `walks` seeded random plays under the mutant, each once, in a fixed order, with
+    the play that reaches it: (label, steps from the start)."""
+    from duelcheck.engines.limits import check_interrupt
+    from duelcheck.engines.sim import CALM_LEVELS, Simulator
+    from duelcheck.model.system import Step
+
+    starts: list[Any] = []
+    how: list[tuple[str, list[Any]]] = []
+    seen: set[tuple[Any, ...]] = set()
+
+    def keep(label: str, steps: list[Any]) -> None:
+        state = steps[-1].state
+        key = tuple(state.v[k] for k in ts.keys)
+        if key not in seen:
+            seen.add(key)
+            starts.append(state)
+            how.append((label, list(steps)))
+
+    for label in sorted(plays):
+        state = ts.init()
+        steps = [Step("init", {}, state)]
+        for name, params in plays[label]:
+            out = ts.apply(state, name, params)
+            if not out.ok or out.state is None:
+                break
+            state = out.state
+            steps.append(Step(name, dict(params), state))
+            keep(f"the rules' own play reaching {label}, replayed under the mutant", steps)
+    for w in range(walks):  # seeded random plays under the mutant (engines/sim.py's lively players)
+        sim = Simulator(ts, seed=w)
+        sim.calm = CALM_LEVELS[1 + w % (len(CALM_LEVELS) - 1)]
+        rng = random.Random(DEEP_SEED + w)
+        steps = [Step("init", {}, ts.init())]
+        for _ in range(DEEP_WALK_LENGTH):
+            check_interrupt()
+            step = sim.choose(steps[-1].state, rng)
+            if step is None:
+                break
+            steps.append(step)
+            keep(f"a seeded random play under the mutant (seed {DEEP_SEED + w})", steps)
+    return starts, how
+
+
+def _deep_stage(ts: Any, props: list[Any], plays: dict[str, Play], solver: str, deadline: float | None) -> Any:
+    """Stage 4: bounded model checking of the invariants, `DEEP_DEPTH` steps from any state of the rules' own
+    plays (the baseline's witnesses, also those found beyond the bound by simulation) replayed under the
+    mutant: a violation that needs a deep setting-up (a duel won, an attack declared) and then a short
+    divergence; first from the states of the rules' plays alone, then also from those of seeded random plays
+    under the mutant (engines/sim.py's players: diverse deep states, a monster that attacks on a later turn than
+    it arrived, a duel won). The first violation found, its trace the play to that state and the search's
+    steps, replayed from the initial state, certified and shortened by delta debugging; not proved minimal.
+    None when there is none (or no answer)."""
+    for walks in (0, DEEP_WALKS):  # the short plays first: their violations have short traces
+        found = _deep_search(ts, props, plays, walks, solver, deadline)
+        if found is not None:
+            return found
+    return None
+
+
+def _deep_search(
+    ts: Any, props: list[Any], plays: dict[str, Play], walks: int, solver: str, deadline: float | None
+) -> Any:
+    """`_deep_stage` from the states of the plays and of `walks` random plays."""
+    from duelcheck.engines.base import Trace
+    from duelcheck.engines.bmc import BMC
+    from duelcheck.engines.kind import negation
+    from duelcheck.engines.shrink import shrink
+    from duelcheck.properties import BY_NAME
+
+    starts, how = _deep_starts(ts, plays, walks)
+    if not starts or not props:
+        return None
+    results = BMC(ts, solver, None, [], deadline, 1, together=True).run(props, DEEP_DEPTH, start=starts)
+    for r in sorted((r for r in results if r.verdict == "violated" and r.trace is not None), key=_first):
+        tail = r.trace
+        assert tail is not None
+        label, before = next(
+            (lab, steps) for st, (lab, steps) in zip(starts, how, strict=True) if st.v == tail.steps[0].state.v
+        )
+        trace = Trace([*before, *tail.steps[1:]])
+        if not _certified(ts, dataclasses.replace(r, trace=trace)):
+            continue
+        # shortened by delta debugging (engines/shrink.py), the violation read as a witness to reach
+        check = next(c for c in BY_NAME[r.prop].checks if c.label == r.case)
+        short = shrink(ts, dataclasses.replace(negation(check), kind="sometimes"), trace, DEEP_SHRINK)
+        if len(short) < len(trace) and _certified(ts, dataclasses.replace(r, trace=short)):
+            trace, found = short, len(trace)
+        else:
+            found = len(trace)
+        note = (
+            f"found from step {len(before) - 1} of {label}, {len(tail)} step(s) on, {found} steps in all; "
+            f"shortened to {len(trace)} by delta debugging; not proved minimal"
+        )
+        return dataclasses.replace(r, trace=trace, minimal=False, note=note)
+    return None
+
+
 def _outcome(
     status: str,
     note: str,
@@ -625,9 +780,11 @@ def kill(
     solver: str = "auto",
     timeout: float | None = None,
     plays: dict[str, Play] | None = None,
+    deep: dict[str, Play] | None = None,
 ) -> dict[str, Any]:
     """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses,
-    `plays` the plays that reach them under the rules as written.
+    `plays` the plays that reach them under the rules as written, `deep` those that reach witnesses beyond
+    the bound (the last stage starts from the states of both).
     Returns status (killed, survived or unknown), killed_by, kill_kind (violated, not-found or unreachable),
     length, note and the verdict of every label checked."""
     from duelcheck.engines.checker import Checker
@@ -678,6 +835,15 @@ def kill(
                         workers=1,
                     )
                     results += checker.run(invariants).results
+                    # beyond the bound: a short search from the states of the rules' own plays (replayed under
+                    # the mutant), for the invariants that hold to the bound and are not proved
+                    bounded = {r.prop for r in results if r.kind == "always" and r.verdict == "holds" and not r.proved}
+                    settled = any(r.verdict in ("violated", "not-found", "unreachable") for r in results)
+                    if bounded and not settled:
+                        props = [p for p in invariants if p.name in bounded]
+                        far = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
+                        results = [r for r in results if far is None or r.label != far.label]
+                        results += [far] if far is not None else []
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:
@@ -752,6 +918,7 @@ def run_mutant(
             solver=options.get("solver", "auto"),
             timeout=options.get("timeout"),
             plays=prepared.get("plays"),
+            deep=prepared.get("deep_plays"),
         )
         if status == "unknown":
             out["note"] = f"{out['note']}; {note}"
@@ -774,6 +941,8 @@ def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[
         "lemmas": lemmas,
         "witnesses": found,
         "plays": plays,
+        # for the last stage of `kill`, which runs after the checker (with proofs, or a bound past the probe's)
+        "deep_plays": deep_plays(r, found) if options.get("prove", True) or depth > PROBE_DEPTH else {},
         "seconds": time.monotonic() - started,
         "model_version": model_version(),
     }

@@ -23,6 +23,7 @@ from duelcheck.engines import mutate as mu
 from duelcheck.engines.kind import Induction
 from duelcheck.errors import InputError
 from duelcheck.model import state as S
+from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END
 from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import TransitionSystem
@@ -61,6 +62,14 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
         mu.select_mutants(only="normal_drew")
     bad = CliRunner().invoke(main, ["mutate", "--only", "normal_drew"])
     assert bad.exit_code == 2 and "no such action" in bad.stderr
+    # by id: the ones named, in the order given, once each; an excluded guard is listed apart
+    named, apart = mu.select_mutants(ids=("drop:pass:12", "semantic:first_turn_draws", "drop:pass:12"))
+    assert [m.id for m in named] == ["drop:pass:12", "semantic:first_turn_draws"] and apart == []
+    with pytest.raises(InputError, match="did you mean drop:pass:12"):
+        mu.select_mutants(ids=("drop:pass:120",))
+    for args in (["--mutant", "drop:pass:120"], ["--mutant", "drop:pass:12", "--only", "pass"]):
+        bad = CliRunner().invoke(main, ["mutate", *args])
+        assert bad.exit_code == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
 # -- the two semantics agree under guard mutants ----------------------------------------------------------------
@@ -220,6 +229,56 @@ def test_a_witness_is_replayed_from_the_baseline_play_and_searched_only_where_th
         ts = TransitionSystem(Rules())
         (r,) = mu._witness_stage(ts, turn3, plays, 6, "auto", None)
     assert (r.verdict, r.engine, r.length) == ("found", "replay", 5)
+
+
+ATTACK_THEN_MAIN2 = [  # turn 3: the monster Normal Summoned on turn 1 attacks directly, then Main Phase 2
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 10, "defv": 10, "mkind": 0, "eff": 0}),
+    ("end_steps", {"choice": TO_END}),
+    ("normal_draw", {}),
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("end_steps", {"choice": TO_END}),
+    ("normal_draw", {}),
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("end_steps", {"choice": TO_BATTLE}),
+    ("declare_attack", {"zone": 0, "tzone": DIRECT}),
+    *[("end_steps", {"choice": NO_CHOICE})] * 4,
+]
+
+
+def test_the_last_stage_searches_from_the_states_of_a_deep_play() -> None:
+    """A guard whose drop needs a deep setting-up (a monster that attacked this turn, not Summoned this turn,
+    in Main Phase 2: 14 steps) is caught by the short search from the states of a play of the rules as
+    written, replayed under the mutant; the trace is that play then the search's step, certified from the
+    initial state. The rules as written give nothing from the same states."""
+    prop = BY_NAME["position-change-rules"]
+    plays = {"attack-then-main2": ATTACK_THEN_MAIN2}
+    with mu.activated(mu.mutant_by_id("drop:change_position:15")):
+        ts = TransitionSystem(Rules())
+        r = mu._deep_stage(ts, [prop], plays, "auto", None)
+        assert r is not None and r.verdict == "violated" and r.trace is not None
+        assert r.length == len(ATTACK_THEN_MAIN2) + 1 and r.trace.steps[-1].action == "change_position"
+        certify(ts, prop.checks[0], r.trace, False)
+        assert "step 14 of the rules' own play reaching attack-then-main2" in r.note
+    assert mu._deep_search(TransitionSystem(Rules()), [prop], plays, 0, "auto", None) is None
+
+
+def test_a_search_from_several_states_starts_in_the_one_its_play_needs() -> None:
+    """Bounded model checking from any of several states: the play starts in the one that leads to the goal,
+    the trace starts there, and a selector among the choices says which (here the second: Main Phase 2)."""
+    from duelcheck.engines.bmc import BMC, Goal
+    from duelcheck.model.cards import Phase
+
+    ts = TransitionSystem(Rules())
+    states = [ts.init()]
+    for name, params in ATTACK_THEN_MAIN2:
+        states.append(ts.apply(states[-1], name, params).state)
+    main2 = Property("end-phase", "sometimes", "", "", (Check("", "state", lambda s: s.g("phase") == Phase.END),))
+    (r,) = BMC(ts).reach([Goal(main2, main2.checks[0])], 1, [states[0], states[-1]])
+    assert r.status == "reached" and r.depth == 1 and r.trace is not None
+    assert r.trace.steps[0].state.v == states[-1].v
+    (none,) = BMC(ts).reach([Goal(main2, main2.checks[0])], 1, [states[0], states[3]])
+    assert none.status == "unreached"
 
 
 def test_a_probe_without_an_answer_is_unknown_never_survived() -> None:

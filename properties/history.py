@@ -231,7 +231,7 @@ def history_for(rules: Rules) -> History:
             Counter(
                 _spec("h_empty_passes", (), 2, "1 after a first pass with no chain open (history, 6.3)"),
                 _empty_passes,
-                lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") == 0),
+                lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") == 0 and not b.g("discarding")),
             ),
             Counter(
                 _spec(

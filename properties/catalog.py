@@ -648,12 +648,16 @@ def _replay_step(s: State, a: ActionView, t: State) -> Val:
     )
 
 
+def _trigger_waits(s: State) -> Val:
+    """A player's triggered effect waits to be activated (the property layer's `h_triggers` at 2)."""
+    return s.k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
+
+
 def _replay_first(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.2.1: once a replay is due, the attacker's new choice comes before anything else is done (a
     triggered effect that is waiting goes first, 6.3.4.3.4)."""
     k = s.k
-    waiting = k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
-    return k.implies(k.and_(replay_due(s), k.not_(waiting)), a.is_("replay_select"))
+    return k.implies(k.and_(replay_due(s), k.not_(_trigger_waits(s))), a.is_("replay_select"))
 
 
 always(
@@ -1162,7 +1166,7 @@ def _triggers_first(s: State, a: ActionView, t: State) -> Val:
     else is done (an effect triggered while a chain resolves waits for the rest of the chain); and only a
     waiting one is."""
     k = s.k
-    waiting = k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
+    waiting = _trigger_waits(s)
     first = k.implies(k.and_(waiting, k.not_(a.is_("resolve"))), a.is_("trigger"))
     return k.and_(first, k.implies(a.is_("trigger"), waiting))
 

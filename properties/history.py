@@ -142,7 +142,7 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     old = s.g("h_triggers", p)
     mine_first = s.g("h_triggers", s.tp) == FLIP_DUE
     taken = k.and_(a.is_("trigger"), old == FLIP_DUE, k.ite(mine_first, s.tp == p, s.tp != p))
-    moved_on = k.and_(s.g("phase") != t.g("phase"))
+    moved_on = s.g("phase") != t.g("phase")
     attack_flip = k.and_(moved_on, s.g("phase") == Phase.DMG_START, _flipped(s, t, p))
     other_flip = k.and_(k.not_(k.and_(moved_on, s.g("phase") == Phase.DMG_START)), _flipped(s, t, p))
     tgt = s.g("atk_tgt")

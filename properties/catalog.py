@@ -194,10 +194,12 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
-        # 6.3.1: before the normal draw nothing is done: the turn player holds priority, no one has passed
+        # 6.3.1: before the normal draw nothing is done: the duel goes on, the turn player holds priority, no one
+        # has passed
         k.implies(
             draw_pending(s),
             k.and_(
+                s.g("winner") == 0,
                 s.g("prio") == tp,
                 k.not_(s.g("passed")),
                 length == 0,

@@ -1018,15 +1018,36 @@ def export_cmd(rules_file: str | None, label: str, fmt: str, depth: int | None, 
     help="pytest: also write test_boards.py, replaying every board against an engine adapter.",
 )
 @click.option("--action", "actions", multiple=True, help="Only this action's guards (repeatable; no boundary boards).")
+@click.option(
+    "--bound-only",
+    is_flag=True,
+    help="No search beyond the bound (by default what it misses is searched a few steps on from the states of "
+    "the boards' plays and of seeded random plays; such a board is not proved the shortest).",
+)
+@click.option(
+    "--no-proofs",
+    is_flag=True,
+    help="No induction: a twin not found is unreachable only when the well-formed facts imply its guard.",
+)
+@click.option("--no-cache", is_flag=True, help="Prove again instead of reading proofs cached for these rules.")
 @_guard
 def boards_cmd(
-    rules_file: str | None, depth: int, out: str | None, wheres: tuple[str, ...], fmt: str, actions: tuple[str, ...]
+    rules_file: str | None,
+    depth: int,
+    out: str | None,
+    wheres: tuple[str, ...],
+    fmt: str,
+    actions: tuple[str, ...],
+    bound_only: bool,
+    no_proofs: bool,
+    no_cache: bool,
 ) -> None:
     """Edge-case test boards for game engines: for every guard of every action the shortest play to a board
     where the action is legal and to its illegal twin (that guard alone fails), boundary boards (damage
     table ties, LP to exactly 0, the hand limit, full zones, the longest chain), each certified by the
     interpreter and written as a duel log with its expected verdict; and a coverage report."""
     from duelcheck.engines.boards import run, write
+    from duelcheck.engines.cache import default_cache_dir
     from duelcheck.rules import load_rules
 
     rules = load_rules(rules_file)
@@ -1050,6 +1071,9 @@ def boards_cmd(
         wheres=wheres,
         guards=not wheres,
         progress=(lambda text: progress(escape(text))) if progress else None,
+        deep=not bound_only,
+        prove=not no_proofs,
+        cache=None if no_cache else default_cache_dir(),
     )
     if out is not None:
         write(result, Path(out), fmt)

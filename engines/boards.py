@@ -42,7 +42,7 @@ import z3
 
 from duelcheck.conformance import broken_clause, replay
 from duelcheck.engines.base import Trace
-from duelcheck.engines.bmc import Unrolling, deepen_once
+from duelcheck.engines.bmc import Start, Unrolling, deepen_once
 from duelcheck.engines.limits import check_interrupt
 from duelcheck.engines.mutate import EXCLUDED_PREFIXES, hooked
 from duelcheck.engines.smt import SAT, UNSAT, open_session
@@ -71,12 +71,17 @@ from duelcheck.model.cards import (
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params, trigger_due
-from duelcheck.model.state import PARAMS, MutationHook, State, action_body
-from duelcheck.model.system import TransitionSystem
+from duelcheck.model.state import PARAMS, GuardMutant, MutationHook, State, action_body
+from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.properties.catalog import well_formed_facts
 from duelcheck.rules import Rules
 
 Reason = str | Callable[[State], str]
+DEEP_DEPTH = 4  # beyond the bound: the search goes this many steps on from the states of plays
+DEEP_ROUNDS = 3  # rounds from the boards' plays, each from the boards found in the round before
+DEEP_WALKS, DEEP_SEED = 3, 7  # then the seeded random plays it also starts from: their first steps, then all
+DEEP_WALK_LENGTHS = (60, 300)
+DEEP_SHRINK = 3000  # the candidates delta debugging may try on each board found there
 Status = Literal["found", "unreachable", "not-found", "not-expressible", "unknown"]
 
 
@@ -699,6 +704,7 @@ class Goal:
     reason: str | None = None  # the judge's reason (illegal twins)
     doc: dict[str, Any] | None = None
     seconds: float = 0.0
+    minimal: bool = True  # False for a board found beyond the bound (its play is not proved the shortest)
 
     @property
     def file(self) -> str:
@@ -768,13 +774,15 @@ def search(
     depth: int,
     solver: str = "auto",
     progress: Callable[[str], None] | None = None,
+    start: Start = None,
 ) -> None:
     """Settle each goal: `found` at its minimal depth (its play and the tested action's parameters), or
     `not-found` up to `depth`, or `unknown` where the solver gave no answer. One session, deepening one step
-    at a time; every question below a goal's depth was answered no, so its play is of minimal length."""
+    at a time; every question below a goal's depth was answered no, so its play is of minimal length.
+    `start`: where the plays start (engines/bmc.py `Unrolling`): the initial state by default."""
     tell = progress or (lambda text: None)
     t0 = time.perf_counter()
-    u = Unrolling(ts)
+    u = Unrolling(ts, start)
     session = open_session(solver)
     defs = _Defs(ts, u, session, table)
     pending = set(range(len(goals)))
@@ -811,17 +819,114 @@ def search(
         goals[i].seconds = time.perf_counter() - t0
 
 
-def classify(ts: TransitionSystem, goals: list[Goal], table: dict[str, ActionGuards], solver: str = "auto") -> None:
+def holds(ts: TransitionSystem, g: Goal, s: State) -> bool:
+    """The goal in a concrete state, with the parameters found for its tested action: the predicate, and the
+    action legal (a legal board) or refused for its guard alone (an illegal twin: refused by the rules, and
+    allowed once that one conjunct is negated, so every other conjunct holds)."""
+    if g.pred is not None and not g.pred(s):
+        return False
+    if g.action is None:
+        return True
+    out = ts.apply(s, g.action, g.params)
+    if g.guard is None:
+        return out.ok
+    if out.ok:
+        return False
+    with hooked(MutationHook(GuardMutant(g.action, g.guard.index, negate=True))):
+        return ts.apply(s, g.action, g.params).ok
+
+
+def deep_search(
+    ts: TransitionSystem,
+    goals: list[Goal],
+    table: dict[str, ActionGuards],
+    solver: str = "auto",
+    progress: Callable[[str], None] | None = None,
+) -> None:
+    """Beyond the bound: the goals still not found, searched `DEEP_DEPTH` steps on from every state of the
+    boards already found (`DEEP_ROUNDS` rounds: each from the boards the round before found), then from the
+    states of all boards and of `DEEP_WALKS` seeded random plays, their first 60 steps, then 300 (engines/sim.py's
+    lively players: battles, Flip Summons and discards come late). A board found so is the play to that
+    state and the search's steps, shortened by delta debugging (each candidate replayed by the interpreter,
+    the goal tested concretely by `holds`) and marked not proved shortest. Deterministic: fixed seeds and
+    fixed budgets, no clock."""
+    from duelcheck.engines.shrink import slide
+    from duelcheck.engines.sim import play_states
+    from duelcheck.properties.catalog import Check
+
+    done: set[str] = set()
+    rounds = [(0, 0)] * DEEP_ROUNDS + [(DEEP_WALKS, length) for length in DEEP_WALK_LENGTHS]
+    for r, (walks, length) in enumerate(rounds):
+        pending = [g for g in goals if g.status == "not-found"]
+        if not pending:
+            return
+        fresh = {g.name: [(a, dict(p)) for a, p, _ in g.steps[1:]] for g in goals if g.status == "found"}
+        if not walks and r and not set(fresh) - done:
+            continue  # the last round found nothing new to start from
+        # the boards found in the last round are plays of their own: the next round goes on from their states
+        plays = {name: play for name, play in fresh.items() if walks or name not in done}
+        done |= set(fresh)
+        starts, how = play_states(ts, plays, walks, length, DEEP_SEED)
+        if not starts:
+            continue
+        kept = {id(g): (g.depth, g.note) for g in pending}
+        where = "the boards' plays" if not walks else f"the boards' plays and {walks} seeded random plays of {length}"
+        tell = progress or (lambda text: None)
+        tell(f"beyond the bound: {len(pending)} boards, from {len(starts)} states of {where}")
+        search(ts, pending, table, DEEP_DEPTH, solver, progress, start=starts)
+        for g in pending:
+            if g.status != "found":
+                g.status = "not-found"  # (or unknown) the deep search is not a refutation: the bound's verdict
+                g.depth, g.note = kept[id(g)]
+                if walks:
+                    g.note = "; ".join(
+                        x for x in (g.note, f"nor {DEEP_DEPTH} steps on from {len(starts)} states of plays") if x
+                    )
+                continue
+            first = g.steps[0][2]
+            label, before = next((lab, st) for x, (lab, st) in zip(starts, how, strict=True) if x.v == first.v)
+            steps = [*before, *(Step(a, dict(p), st) for a, p, st in g.steps[1:])]
+            check = Check("", "state", lambda st, g=g: holds(ts, g, st), "sometimes")
+            whole = len(steps) - 1
+            short = slide(ts, check, Trace(steps), max_candidates=DEEP_SHRINK)
+            if not holds(ts, g, short.steps[-1].state):
+                raise InternalError(f"{g.name}: the shortened play does not reach the board")
+            g.steps = [(st.action, dict(st.params), st.state) for st in short.steps]
+            g.depth, g.minimal = len(g.steps) - 1, False
+            g.note = (
+                f"beyond the bound: from step {len(before) - 1} of {label}, {whole} steps in all, shortened to "
+                f"{g.depth} by delta debugging; not proved the shortest"
+            )
+
+
+def reachable_facts(rules: Rules, s: State, cache: Path | None = None) -> list[Any]:
+    """The state checks of every invariant proved for all depths under these rules (from the proof cache when
+    there), over the template state `s`: facts of every reachable state."""
+    from duelcheck.engines.mutate import lemma_checks, prove_lemmas
+
+    facts = [c.eval(None, None, s) for c in lemma_checks(prove_lemmas(rules, cache))]
+    return [f for f in facts if not isinstance(f, bool)]
+
+
+def classify(
+    ts: TransitionSystem,
+    goals: list[Goal],
+    table: dict[str, ActionGuards],
+    solver: str = "auto",
+    facts: Callable[[State], list[Any]] | None = None,
+) -> None:
     """For each twin not found: `unreachable` when the other conjuncts imply the guard under the well-formed
-    facts (unsat of well_formed(s) and the others and not g), `not-expressible` when that holds only with
+    facts (unsat of well_formed(s) and the others and not g), or, with `facts` (the invariants proved for all
+    depths, over a template state), in every reachable state; `not-expressible` when that holds only with
     parameters the duel-log format writes, else it stays `not-found`."""
     missed = [g for g in goals if g.kind == "illegal" and g.status == "not-found" and g.guard is not None]
     if not missed:
         return
     s = next(iter(table.values())).pre  # the state the guard terms are written over
     session = open_session(solver)
+    proved = facts(s) if facts is not None else []
     try:
-        session.add(z3.And(*(f for f in well_formed_facts(s) if not isinstance(f, bool))))
+        session.add(z3.And(*(f for f in well_formed_facts(s) if not isinstance(f, bool)), *proved))
         for g in missed:
             check_interrupt()
             assert g.guard is not None and g.action is not None
@@ -831,7 +936,15 @@ def classify(ts: TransitionSystem, goals: list[Goal], table: dict[str, ActionGua
             base += [PARAMS[name].domain(ag.params[name]) for name in ag.params]
             answer, _ = session.check(z3.And(*base), [])
             if answer == UNSAT:
-                g.status, g.note = "unreachable", "implied by the other guards under the well-formed facts"
+                g.status, g.note = (
+                    "unreachable",
+                    (
+                        f"implied by the other guards in every reachable state ({len(proved)} facts of the invariants "
+                        "proved for all depths)"
+                        if proved
+                        else "implied by the other guards under the well-formed facts"
+                    ),
+                )
                 continue
             if answer != SAT:
                 g.note = "the solver gave no answer whether the other guards imply it"
@@ -1061,11 +1174,12 @@ def _clause_key(clause: str) -> tuple[Any, ...]:
 def describe_status(g: Goal, depth: int) -> str:
     """What became of a goal, in the report's words."""
     if g.doc is not None:
-        return f"{g.file} ({g.depth} step{'s' if g.depth != 1 else ''} to the board)"
+        more = "" if g.minimal else ", beyond the bound, not proved the shortest"
+        return f"{g.file} ({g.depth} step{'s' if g.depth != 1 else ''} to the board{more})"
     if g.status == "not-found":
         return f"not found up to {depth}" + (f" ({g.note})" if g.note else "")
     if g.status == "unreachable":
-        return "unreachable (implied by the other guards)"
+        return f"unreachable, proved ({g.note})"
     if g.status == "not-expressible":
         return f"not expressible in the duel-log format ({g.note})"
     return f"unknown ({g.note})"
@@ -1084,6 +1198,7 @@ def _goal_json(g: Goal, depth: int) -> dict[str, Any]:
         "reason": g.reason,
         "note": g.note or None,
         "seconds": round(g.seconds, 2),
+        "minimal": g.minimal,
     }
 
 
@@ -1118,9 +1233,15 @@ def run(
     guards: bool = True,
     solver: str = "auto",
     progress: Callable[[str], None] | None = None,
+    deep: bool = True,
+    prove: bool = True,
+    cache: Path | None = None,
 ) -> BoardsRun:
     """Find the boards: every guard's legal board and illegal twin (of the given actions, default all),
-    the boundary boards, and a board for each --where constraint; certify and write each as a duel log."""
+    the boundary boards, and a board for each --where constraint; certify and write each as a duel log.
+    What the bound misses is searched beyond it (`deep_search`); a twin still missing is `unreachable` when
+    the other guards imply its guard under the invariants proved for all depths (`prove`; the proofs read
+    from and written to `cache`)."""
     t0 = time.perf_counter()
     if actions is not None:
         unknown = [a for a in actions if a not in ACTION_BY_NAME]
@@ -1137,6 +1258,10 @@ def run(
     goals = guard_goals({n: table[n] for n in tested}) + goals
     search(ts, goals, table, depth, solver, progress)
     classify(ts, goals, table, solver)
+    if deep:
+        deep_search(ts, goals, table, solver, progress)
+    if prove and any(g.kind == "illegal" and g.status == "not-found" for g in goals):
+        classify(ts, goals, table, solver, lambda s: reachable_facts(rules, s, cache))
     for g in goals:
         if g.status == "found":
             certify(ts, g)

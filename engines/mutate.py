@@ -73,7 +73,6 @@ import functools
 import hashlib
 import inspect
 import json
-import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -653,51 +652,6 @@ def _witness_stage(
     return out
 
 
-def _deep_starts(ts: Any, plays: dict[str, Play], walks: int = 0) -> tuple[list[Any], list[tuple[str, list[Any]]]]:
-    """The states of the rules' own plays replayed under the mutant (each play up to the first step the
-    mutant refuses), and of `walks` seeded random plays under the mutant, each once, in a fixed order, with
-    the play that reaches it: (label, steps from the start)."""
-    from duelcheck.engines.limits import check_interrupt
-    from duelcheck.engines.sim import CALM_LEVELS, Simulator
-    from duelcheck.model.system import Step
-
-    starts: list[Any] = []
-    how: list[tuple[str, list[Any]]] = []
-    seen: set[tuple[Any, ...]] = set()
-
-    def keep(label: str, steps: list[Any]) -> None:
-        state = steps[-1].state
-        key = tuple(state.v[k] for k in ts.keys)
-        if key not in seen:
-            seen.add(key)
-            starts.append(state)
-            how.append((label, list(steps)))
-
-    for label in sorted(plays):
-        state = ts.init()
-        steps = [Step("init", {}, state)]
-        for name, params in plays[label]:
-            out = ts.apply(state, name, params)
-            if not out.ok or out.state is None:
-                break
-            state = out.state
-            steps.append(Step(name, dict(params), state))
-            keep(f"the rules' own play reaching {label}, replayed under the mutant", steps)
-    for w in range(walks):  # seeded random plays under the mutant (engines/sim.py's lively players)
-        sim = Simulator(ts, seed=w)
-        sim.calm = CALM_LEVELS[1 + w % (len(CALM_LEVELS) - 1)]
-        rng = random.Random(DEEP_SEED + w)
-        steps = [Step("init", {}, ts.init())]
-        for _ in range(DEEP_WALK_LENGTH):
-            check_interrupt()
-            step = sim.choose(steps[-1].state, rng)
-            if step is None:
-                break
-            steps.append(step)
-            keep(f"a seeded random play under the mutant (seed {DEEP_SEED + w})", steps)
-    return starts, how
-
-
 def _deep_stage(ts: Any, props: list[Any], plays: dict[str, Play], solver: str, deadline: float | None) -> Any:
     """Stage 4: bounded model checking of the invariants, `DEEP_DEPTH` steps from any state of the rules' own
     plays (the baseline's witnesses, also those found beyond the bound by simulation) replayed under the
@@ -722,9 +676,10 @@ def _deep_search(
     from duelcheck.engines.bmc import BMC
     from duelcheck.engines.kind import negation
     from duelcheck.engines.shrink import shrink
+    from duelcheck.engines.sim import play_states
     from duelcheck.properties import BY_NAME
 
-    starts, how = _deep_starts(ts, plays, walks)
+    starts, how = play_states(ts, plays, walks, DEEP_WALK_LENGTH, DEEP_SEED)
     if not starts or not props:
         return None
     results = BMC(ts, solver, None, [], deadline, 1, together=True).run(props, DEEP_DEPTH, start=starts)
@@ -745,7 +700,8 @@ def _deep_search(
         else:
             found = len(trace)
         note = (
-            f"found from step {len(before) - 1} of {label}, {len(tail)} step(s) on, {found} steps in all; "
+            f"found from step {len(before) - 1} of {label} under the mutant, {len(tail)} step(s) on, {found} steps "
+            "in all; "
             f"shortened to {len(trace)} by delta debugging; not proved minimal"
         )
         return dataclasses.replace(r, trace=trace, minimal=False, note=note)

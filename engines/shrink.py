@@ -109,3 +109,29 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
     if steps is not None and len(steps) < len(best):
         best = steps
     return Trace([trace.steps[0], *best])
+
+
+def slide(ts: TransitionSystem, check: Check, trace: Trace, widths: int = 6, max_candidates: int = 3000) -> Trace:
+    """`shrink`, then windows of 1 to `widths` actions removed at every position, not only at multiples of
+    their width: a block of a few actions (an activation, two passes and its resolution; a phase's passes) sits
+    anywhere in a random play, where halving chunks miss it. Deterministic, to a fixpoint or the budget."""
+    trace = shrink(ts, check, trace, max_candidates)
+    start = trace.steps[0].state
+    best = list(trace.steps[1:])
+    tried, changed = 0, True
+    while changed and tried < max_candidates:
+        changed = False
+        for width in range(widths, 0, -1):
+            i = 0
+            while i + width <= len(best) and tried < max_candidates:
+                check_interrupt()
+                before = best[i - 1].state if i > 0 else start
+                tail = [(st.action, st.params) for st in best[i + width :]]
+                tried += 1
+                steps = reaches(ts, check, before, tail) if tail else None
+                if steps is not None:
+                    best, changed = best[:i] + steps, True
+                else:
+                    i += 1
+    # two single passes as one step, runs of actions as the composite step that takes them
+    return shrink(ts, check, Trace([trace.steps[0], *best]), max_candidates)

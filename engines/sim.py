@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from duelcheck.engines.base import Trace
 from duelcheck.engines.limits import check_interrupt
@@ -106,3 +107,49 @@ class Simulator:
             if len(found) == len(checks):
                 break
         return found
+
+
+Play = list[tuple[str, dict[str, int]]]
+
+
+def play_states(
+    ts: TransitionSystem, plays: dict[str, Play], walks: int = 0, length: int = 300, seed: int = 7
+) -> tuple[list[State], list[tuple[str, list[Step]]]]:
+    """Starting points for a search beyond the bound: every state of the given plays (each replayed up to the
+    first step the rules refuse), then of `walks` seeded random plays of `length` steps by the lively players
+    above, each state once, in a fixed order; with the play that reaches it (label, steps from the start)."""
+    starts: list[State] = []
+    how: list[tuple[str, list[Step]]] = []
+    seen: set[tuple[Any, ...]] = set()
+
+    def keep(label: str, steps: list[Step]) -> None:
+        state = steps[-1].state
+        key = tuple(state.v[k] for k in ts.keys)
+        if key not in seen:
+            seen.add(key)
+            starts.append(state)
+            how.append((label, list(steps)))
+
+    for label in sorted(plays):
+        state = ts.init()
+        steps = [Step("init", {}, state)]
+        for name, params in plays[label]:
+            out = ts.apply(state, name, params)
+            if not out.ok or out.state is None:
+                break
+            state = out.state
+            steps.append(Step(name, dict(params), state))
+            keep(f"the play reaching {label}", steps)
+    for w in range(walks):
+        sim = Simulator(ts, seed=w)
+        sim.calm = CALM_LEVELS[1 + w % (len(CALM_LEVELS) - 1)]
+        rng = random.Random(seed + w)
+        steps = [Step("init", {}, ts.init())]
+        for _ in range(length):
+            check_interrupt()
+            step = sim.choose(steps[-1].state, rng)
+            if step is None:
+                break
+            steps.append(step)
+            keep(f"a seeded random play (seed {seed + w})", steps)
+    return starts, how

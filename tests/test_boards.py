@@ -67,7 +67,9 @@ def test_guards_are_collected_with_their_reasons() -> None:
 @pytest.fixture(scope="module")
 def draw_boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("boards")
-    result = cli("boards", "--action", "normal_draw", "--depth", "5", "--out", str(out), "--format", "pytest")
+    result = cli(
+        "boards", "--action", "normal_draw", "--depth", "5", "--out", str(out), "--format", "pytest", "--bound-only"
+    )
     assert result.exit_code == 0, result.output
     assert "written to" in result.output
     return out
@@ -82,14 +84,15 @@ def test_coverage_of_normal_draw(draw_boards: Path) -> None:
     by_reason = {g["reason"]: g["illegal"] for g in action["guards"]}
     assert by_reason["6.3.1: the player who goes first does not draw on turn 1"]["depth"] == 0
     assert by_reason[DRAW_ONE]["status"] == "found" and by_reason[DRAW_ONE]["depth"] == 3
-    # outside the Draw Phase the draw was always made (a well-formed fact): no twin can exist
+    # outside the Draw Phase the draw was always made, and before it the duel goes on (well-formed facts): no
+    # twin can exist
     assert by_reason["6.3.1: the normal draw is made in the Draw Phase"]["status"] == "unreachable"
-    assert by_reason["duel_over"]["status"] == "not-found"
-    assert cov["summary"]["twins"] == 2 and cov["summary"]["unreachable"] == 1
+    assert by_reason["duel_over"]["status"] == "unreachable"
+    assert cov["summary"]["twins"] == 2 and cov["summary"]["unreachable"] == 2
     clauses = {row["clause"]: row for row in cov["clauses"]}
     assert clauses["6.3.1"]["covered"]
     text = (draw_boards / "coverage.txt").read_text()
-    assert "not found up to 5" in text and "unreachable (implied by the other guards)" in text
+    assert "unreachable, proved (implied by the other guards under the well-formed facts)" in text
     assert sorted(cov["boards"]) == sorted(p.name for p in draw_boards.glob("normal_draw.*.json"))
 
 
@@ -269,7 +272,7 @@ def test_where_prints_the_board_without_out() -> None:
     doc = json.loads(found.stdout)
     assert doc["expect"] == {"conforms": True} and doc["actions"][-1]["action"] == "activate"
     assert doc["actions"][-1]["cost"] == "pay_lp"
-    missing = cli("boards", "--where", "players[0].lp == 100", "--depth", "2")
+    missing = cli("boards", "--where", "players[0].lp == 100", "--depth", "2", "--bound-only")
     assert missing.exit_code == 1 and "not found up to 2" in missing.output
 
 
@@ -278,7 +281,7 @@ def test_where_prints_the_board_without_out() -> None:
 
 def test_boundary_boards_under_small_limits(tmp_path: Path) -> None:
     """With a hand limit of 4 and two chain links the hand and chain boundaries are a few steps away."""
-    result = run(Rules(hand_limit=4, chain_links=2), depth=5, guards=False)
+    result = run(Rules(hand_limit=4, chain_links=2), depth=5, guards=False, deep=False)
     got = {g.name: g for g in result.by_kind("boundary")}
     over, at, chain = (
         got["boundary.hand.over-limit-end-phase"],
@@ -303,7 +306,7 @@ def test_boundary_boards_under_small_limits(tmp_path: Path) -> None:
 def test_twins_that_depend_on_the_parameters(tmp_path: Path) -> None:
     """activate's twins at the start of the duel: each needs parameters the solver chose (a target on an
     effect that takes none, a Trap from the hand), certified by the interpreter and read back by replay."""
-    result = run(Rules(), depth=1, actions=["activate"], boundaries=False)
+    result = run(Rules(), depth=1, actions=["activate"], boundaries=False, deep=False, prove=False)
     twins = {g.guard.reason: g for g in result.by_kind("illegal") if g.guard is not None}
     untargeted = twins["this effect takes no target"]
     trap = twins["a Trap must be Set before it is activated; only Spells from the hand"]
@@ -319,3 +322,24 @@ def test_twins_that_depend_on_the_parameters(tmp_path: Path) -> None:
     assert "expected outcome: matched" in report.output
     # a zone past the last zone cannot be written in a log: that twin is reported, not written
     assert twins["no such Spell & Trap Zone"].status == "not-expressible"
+
+
+# -- beyond the bound -------------------------------------------------------------------------
+
+
+def test_a_board_beyond_the_bound_is_found_from_the_states_of_plays(tmp_path: Path) -> None:
+    """Turn 5 is 13 steps from the start: past a bound of 3, the search goes on from the states of seeded
+    random plays; the board is certified, not proved the shortest, the same on every run, and replays."""
+    expr = "turn == 5 and phase == main1"
+    bounded = run(Rules(), depth=3, boundaries=False, guards=False, wheres=(expr,), deep=False)
+    assert bounded.by_kind("where")[0].status == "not-found"
+    first, again = (run(Rules(), depth=3, boundaries=False, guards=False, wheres=(expr,)) for _ in range(2))
+    g = first.by_kind("where")[0]
+    assert g.status == "found" and g.doc is not None and not g.minimal
+    assert g.depth > 3 and "beyond the bound" in g.note and "not proved the shortest" in g.note
+    assert parse_where(expr, Rules())(g.steps[-1][2]) is True
+    assert again.by_kind("where")[0].doc == g.doc  # fixed seeds and budgets: the same board
+    assert "beyond the bound, not proved the shortest" in first.text()
+    write(first, tmp_path)
+    report = cli("replay", str(tmp_path / g.file))
+    assert report.exit_code == 0 and "expected outcome: matched" in report.output

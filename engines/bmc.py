@@ -70,7 +70,12 @@ class Unrolling:
             self.constraints = [z3.Or(*(z3.And(sel == i, self._is(st)) for i, st in enumerate(starts)))]
 
     def _is(self, state: State) -> Any:
-        return z3.And(*(self.states[0].v[key] == state.v[key] for key in self.ts.keys))
+        sym = self.states[0].v
+        eqs = []
+        for k in self.ts.keys:
+            v = state.v[k]  # a concrete flag may hold 0 or 1 where a number was written: read as its Boolean
+            eqs.append(sym[k] == (bool(v) if z3.is_bool(sym[k]) else v))
+        return z3.And(*eqs)
 
     def start_of(self, values: dict[str, Any]) -> State:
         """The state the solver's play starts in (its values include the choices)."""

@@ -878,10 +878,9 @@ def deep_search(
             if g.status != "found":
                 g.status = "not-found"  # (or unknown) the deep search is not a refutation: the bound's verdict
                 g.depth, g.note = kept[id(g)]
-                if walks:
-                    g.note = "; ".join(
-                        x for x in (g.note, f"nor {DEEP_DEPTH} steps on from {len(starts)} states of plays") if x
-                    )
+                if walks and length == DEEP_WALK_LENGTHS[-1]:
+                    beyond = f"nor {DEEP_DEPTH} steps on from {len(starts)} states of plays"
+                    g.note = f"{g.note}; {beyond}" if g.note else beyond
                 continue
             first = g.steps[0][2]
             label, before = next((lab, st) for x, (lab, st) in zip(starts, how, strict=True) if x.v == first.v)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import z3
 from click.testing import CliRunner
 
 from duelcheck.cli import main
@@ -343,3 +344,18 @@ def test_a_board_beyond_the_bound_is_found_from_the_states_of_plays(tmp_path: Pa
     write(first, tmp_path)
     report = cli("replay", str(tmp_path / g.file))
     assert report.exit_code == 0 and "expected outcome: matched" in report.output
+
+
+def test_a_state_whose_flags_hold_numbers_is_a_start() -> None:
+    """A board's parameters come back from the solver as numbers, and a replayed play may write 0 or 1 into a
+    flag (a Set in face-down position): such a state is still a start of the search, its flags read as
+    Booleans."""
+    from duelcheck.engines.bmc import Unrolling
+
+    ts = TransitionSystem(Rules())
+    s = ts.init()
+    odd = type(s)(s.k, s.r, s.schema, {**s.v, ("passed",): 0, ("drew",): 1})
+    u = Unrolling(ts, [s, odd])
+    solver = z3.Solver()
+    solver.add(u.constraints[0], u.states[0].v[("drew",)])
+    assert solver.check() == z3.sat  # the second start, its flag `drew` set

@@ -75,6 +75,16 @@ def _merge_composites(ts: TransitionSystem, start: State, moves: list[Move]) -> 
     return out
 
 
+def _without(ts: TransitionSystem, check: Check, start: State, best: list[Step], i: int, n: int) -> list[Step] | None:
+    """The play with its actions i to i + n - 1 removed, when it still reaches the witness (else None); the play
+    up to i is kept as it is: only what follows the removed run is replayed."""
+    check_interrupt()
+    before = best[i - 1].state if i > 0 else start
+    tail = [(st.action, st.params) for st in best[i + n :]]
+    steps = reaches(ts, check, before, tail) if tail else None
+    return None if steps is None else best[:i] + steps
+
+
 def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int = 4000) -> Trace:
     """A shorter play that still reaches the witness (the trace itself when nothing can go)."""
     start = trace.steps[0].state
@@ -91,14 +101,10 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
     while chunk >= 1 and tried < max_candidates:
         i, removed = 0, False
         while i < len(best) and tried < max_candidates:
-            check_interrupt()
-            # the play up to i is kept as it is: replay only what follows the removed run
-            before = best[i - 1].state if i > 0 else start
-            tail = [(st.action, st.params) for st in best[i + chunk :]]
             tried += 1
-            steps = reaches(ts, check, before, tail) if tail else None
-            if steps is not None:
-                best, removed = best[:i] + steps, True
+            shorter = _without(ts, check, start, best, i, chunk)
+            if shorter is not None:
+                best, removed = shorter, True
             else:
                 i += chunk
         if not removed:
@@ -124,13 +130,10 @@ def slide(ts: TransitionSystem, check: Check, trace: Trace, widths: int = 6, max
         for width in range(widths, 0, -1):
             i = 0
             while i + width <= len(best) and tried < max_candidates:
-                check_interrupt()
-                before = best[i - 1].state if i > 0 else start
-                tail = [(st.action, st.params) for st in best[i + width :]]
                 tried += 1
-                steps = reaches(ts, check, before, tail) if tail else None
-                if steps is not None:
-                    best, changed = best[:i] + steps, True
+                shorter = _without(ts, check, start, best, i, width)
+                if shorter is not None:
+                    best, changed = shorter, True
                 else:
                     i += 1
     # two single passes as one step, runs of actions as the composite step that takes them

@@ -259,7 +259,7 @@ def test_the_last_stage_searches_from_the_states_of_a_deep_play() -> None:
         assert r is not None and r.verdict == "violated" and r.trace is not None
         assert r.length == len(ATTACK_THEN_MAIN2) + 1 and r.trace.steps[-1].action == "change_position"
         certify(ts, prop.checks[0], r.trace, False)
-        assert "step 14 of the rules' own play reaching attack-then-main2" in r.note
+        assert "step 14 of the play reaching attack-then-main2 under the mutant" in r.note
     assert mu._deep_search(TransitionSystem(Rules()), [prop], plays, 0, "auto", None) is None
 
 

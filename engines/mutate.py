@@ -10,6 +10,13 @@ rules as written. Three kinds of mutant:
 - `negate`: the same call site with its condition negated (`require not cond`). It models a rule stated
   backwards: the action is allowed exactly where the clause forbids it, among the states the other guards let
   through.
+- `write`: the writes (`n.set`, `n.add`) one line of the rules' source makes in one action's body, named by
+  the action and the line's place among the distinct writing lines of one run of that body (from 0, in the
+  order first reached), are skipped: an effect the rule forgets (the Normal Summon count not raised, the
+  deck not reduced by the draw).
+- `swap`: the writes of such a line to a field kept per player (LP, hand, deck, a zone's cells) made to the
+  other player's cell: an effect that reaches the wrong player (damage to the attacker, a card drawn by the
+  opponent).
 - `semantic`: the hand-made rule bugs of `SEMANTIC` (a rule body or a helper swapped for a wrong one: the
   first player draws on turn 1, no Normal Summon limit, ...), the catalogue tests/test_mutants.py checks.
 
@@ -23,7 +30,8 @@ Equivalent mutants are proved, not guessed. Dropping guard g of action X changes
 meeting the invariants proved for all depths (engines/kind.py, the suite under the rules as written), the other
 guards of X imply g: one solver question, unsat of lemmas(s) and the other guards of X(s, params) and not g.
 Such a guard is redundant: a rule stated twice (implied by the other guards alone) or a dead rule (implied
-only given the invariants: no reachable state needs it). Negated and semantic mutants are not asked.
+only given the invariants: no reachable state needs it). Negated, write and semantic mutants are not asked
+(a write mutant that changes nothing reachable survives: read its line).
 
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
 1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):
@@ -87,7 +95,7 @@ import z3
 from duelcheck.errors import InputError, InternalError, one_line
 from duelcheck.model import rules as R
 from duelcheck.model import state as S
-from duelcheck.model.state import PARAMS, GuardMutant, MutationHook
+from duelcheck.model.state import PARAMS, GuardMutant, MutationHook, WriteMutant
 from duelcheck.properties.catalog import Check
 from duelcheck.rules import Rules
 
@@ -97,7 +105,7 @@ DEEP_DEPTH = 4  # the last stage's search from the states of the rules' own play
 DEEP_WALKS, DEEP_WALK_LENGTH, DEEP_SEED = 3, 300, 7  # and from the states of these random plays under the mutant
 DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
-KINDS = ("drop", "negate", "semantic")
+KINDS = ("drop", "negate", "write", "swap", "semantic")
 EXCLUDED_PREFIXES = ("model range", "model catalogue")
 EQUIVALENCE_RLIMIT = 50_000_000  # the solver's resource limit for one equivalence question (deterministic)
 STATUSES = ("killed", "survived", "equivalent", "unknown")
@@ -328,19 +336,66 @@ def guard_sites(rules: Rules | None = None) -> list[GuardSite]:
     return list(_sites(json.dumps(rules.model_dump(), sort_keys=True)))
 
 
+@dataclass(frozen=True)
+class WriteSite:
+    """A line of the rules' source that writes a field in an action's body: its place among that body's writing
+    lines (in the order first reached), the line (file:line), the field, and whether the field is per player."""
+
+    action: str
+    index: int
+    line: str
+    field: str
+    player: bool
+
+    @property
+    def words(self) -> str:
+        return f"{self.field} ({self.line})"
+
+
+@functools.lru_cache(maxsize=4)
+def _write_sites(rules_json: str) -> tuple[WriteSite, ...]:
+    from duelcheck.model.system import TransitionSystem
+
+    ts = TransitionSystem(Rules(**json.loads(rules_json)))
+    out: list[WriteSite] = []
+    for act in R.ACTIONS:
+        if act.parts is not None:
+            continue
+        pre = ts.sym_state("@writes")
+        hook = MutationHook(record=True)
+        with hooked(hook):
+            n = pre.edit()
+            with S.action_body(act.name):
+                act.body(pre, R.Params({name: PARAMS[name].z3var("@writes") for name in act.params}), n)
+        assert hook.writes is not None
+        first: dict[str, tuple[str, bool]] = {}
+        for _, line, name, player in hook.writes:
+            first.setdefault(line, (name, player))
+        out += [WriteSite(act.name, i, line, f, p) for i, (line, (f, p)) in enumerate(first.items())]
+    return tuple(out)
+
+
+def write_sites(rules: Rules | None = None) -> list[WriteSite]:
+    """Every line that writes in every action's body, in the order of the actions and of first reaching."""
+    rules = rules or Rules()
+    return list(_write_sites(json.dumps(rules.model_dump(), sort_keys=True)))
+
+
 # ------------------------------------------------------------------------------------------------ mutants
 
 
 @dataclass(frozen=True)
 class Mutant:
-    """One mutant: `drop:ACTION:POSITION`, `negate:ACTION:POSITION` or `semantic:NAME` (the replacement's)."""
+    """One mutant: `drop:ACTION:POSITION`, `negate:ACTION:POSITION`, `write:ACTION:POSITION`,
+    `swap:ACTION:POSITION` or `semantic:NAME` (the replacement's)."""
 
     id: str
     kind: str
     action: str
     index: int  # the call site's position; -1 for a semantic mutant
-    reason: str  # the guard's reason (a semantic mutant: what it models)
+    reason: str  # the guard's reason (a write: the field and the line; a semantic mutant: what it models)
     scored: bool
+    line: str = ""  # a write mutant's line of the rules' source (file:line)
 
     @property
     def models(self) -> str:
@@ -349,6 +404,10 @@ class Mutant:
             return f"{self.action} without the rule: {self.reason}"
         if self.kind == "negate":
             return f"{self.action} with the rule stated backwards: {self.reason}"
+        if self.kind == "write":
+            return f"{self.action} without its write to {self.reason}"
+        if self.kind == "swap":
+            return f"{self.action} writing {self.reason} for the other player"
         return self.reason
 
     @property
@@ -369,15 +428,23 @@ class Mutant:
             "reason": self.reason,
             "scored": self.scored,
             "models": self.models,
+            **({"line": self.line} if self.line else {}),
         }
 
 
 def all_mutants(rules: Rules | None = None) -> list[Mutant]:
-    """Every mutant, in a fixed order: the drop mutants action by action, then the negated ones, then the
-    semantic catalogue."""
+    """Every mutant, in a fixed order: the drop mutants action by action, then the negated ones, the dropped
+    writes, the swapped ones, then the semantic catalogue."""
     sites = guard_sites(rules)
     out = [Mutant(f"drop:{g.action}:{g.index}", "drop", g.action, g.index, g.reason, g.scored) for g in sites]
     out += [Mutant(f"negate:{g.action}:{g.index}", "negate", g.action, g.index, g.reason, g.scored) for g in sites]
+    writes = write_sites(rules)
+    out += [Mutant(f"write:{w.action}:{w.index}", "write", w.action, w.index, w.words, True, w.line) for w in writes]
+    out += [
+        Mutant(f"swap:{w.action}:{w.index}", "swap", w.action, w.index, w.words, True, w.line)
+        for w in writes
+        if w.player
+    ]
     out += [Mutant(f"semantic:{m.name}", "semantic", m.action, -1, m.models, True) for m in SEMANTIC]
     return out
 
@@ -430,6 +497,10 @@ def activated(mutant: Mutant) -> Iterator[None]:
     if mutant.kind == "semantic":
         sem = SEMANTIC_BY_NAME[mutant.id.split(":", 1)[1]]
         with mutated(sem.rule, sem.replacement):
+            yield
+        return
+    if mutant.kind in ("write", "swap"):
+        with hooked(MutationHook(WriteMutant(mutant.action, mutant.line, swap=mutant.kind == "swap"))):
             yield
         return
     with hooked(MutationHook(GuardMutant(mutant.action, mutant.index, negate=mutant.kind == "negate"))):

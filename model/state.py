@@ -6,6 +6,7 @@ The same State class holds concrete values or Z3 terms; the kit it carries decid
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -306,6 +307,14 @@ class Builder(State):
 
     def set(self, name: str, *idx_value: Val) -> None:
         *idx, value = idx_value
+        if MUTATION is not None:  # the mutation hook (below): a write dropped, or made to the other player's cell
+            changed = _write_mutated(self, name, idx)
+            if changed is None:
+                return
+            idx = changed
+        self._write(name, idx, value)
+
+    def _write(self, name: str, idx: list[Val], value: Val) -> None:
         k = self.k
         if not k.symbolic:
             if self.alive[-1]:
@@ -325,7 +334,12 @@ class Builder(State):
 
     def add(self, name: str, *idx_delta: Val) -> None:
         *idx, delta = idx_delta
-        self.set(name, *idx, self.g(name, *idx) + delta)
+        if MUTATION is not None:  # one write, as `set`: a swapped one adds to the other player's own count
+            changed = _write_mutated(self, name, idx)
+            if changed is None:
+                return
+            idx = changed
+        self._write(name, idx, self.g(name, *idx) + delta)
 
     def guard(self) -> Val:
         return self.k.and_(*(g for g, _ in self.guards))
@@ -337,8 +351,39 @@ class Builder(State):
 # names one call of `Builder.require` by the action whose body makes it and its position among that body's
 # calls (from 0, counted in call order over one run of the body, nested helpers and `in_succession` included).
 # model/system.py opens a run before each action body, concrete (`apply`) and symbolic (`_build_step`) alike,
-# and both run the same Python code, so a position names the same call in both semantics. With no hook
-# installed (`MUTATION is None`, always outside mutation analysis) `require` pays one global lookup.
+# and both run the same Python code, so a position names the same call in both semantics. A write mutant names
+# one write (`set` or `add`) the same way, counted apart from the guards. With no hook installed (`MUTATION is
+# None`, always outside mutation analysis) `require`, `set` and `add` pay one global lookup.
+
+
+def by_player(spec: FieldSpec) -> bool:
+    """Whether a field's first index is a player (LP, hand, a Monster Zone's cells; not a chain link's)."""
+    return bool(spec.dims) and spec.dims[0] == 2 and not spec.name.startswith("c_")
+
+
+def _write_mutated(b: Builder, name: str, idx: list[Val]) -> list[Val] | None:
+    """The index a write goes to under the mutation hook: None when the write is dropped."""
+    assert MUTATION is not None
+    caller = sys._getframe(2).f_code  # the rule's line that writes (set or add was called from there)
+    line = f"{caller.co_filename.rsplit('/', 1)[-1]}:{sys._getframe(2).f_lineno}"
+    change = MUTATION.visit_write(name, by_player(b.schema[name]), line)
+    if change == "drop":
+        return None
+    if change == "swap":
+        return [b.other(idx[0]), *idx[1:]]
+    return idx
+
+
+@dataclass(frozen=True)
+class WriteMutant:
+    """A rule with one write changed: in `action`, the writes (`set` or `add`) made at one line of the rules'
+    source (`file:line`; every write that line makes, as a loop over the zones makes several) are dropped (an
+    effect the rule forgets) or, with `swap`, made to the other player's cell of the field (an effect that
+    reaches the wrong player; fields kept per player only)."""
+
+    action: str
+    line: str
+    swap: bool = False
 
 
 @dataclass(frozen=True)
@@ -356,15 +401,28 @@ class MutationHook:
     """Counts the `require` calls of the action body being run, changes the one the mutant names, and
     records (action, position, reason) of every call when `record` is set (to enumerate the guard sites)."""
 
-    def __init__(self, mutant: GuardMutant | None = None, record: bool = False):
+    def __init__(self, mutant: GuardMutant | WriteMutant | None = None, record: bool = False):
         self.mutant = mutant
         self.sites: list[tuple[str, int, str | Callable[[State], str]]] | None = [] if record else None
+        self.writes: list[tuple[str, str, str, bool]] | None = [] if record else None  # (action, line, field, kept
+        # per player) of every write
         self.action: str | None = None  # None outside an action body: nothing is counted or changed
         self.count = 0
 
     def begin(self, action: str) -> None:
         self.action = action
         self.count = 0
+
+    def visit_write(self, name: str, player: bool, line: str) -> str | None:
+        """The change made to this write, made at `line` of the rules' source: "drop", "swap" or None."""
+        if self.action is None:
+            return None
+        if self.writes is not None:
+            self.writes.append((self.action, line, name, player))
+        m = self.mutant
+        if isinstance(m, WriteMutant) and m.line == line and m.action == self.action:
+            return "swap" if m.swap and player else "drop" if not m.swap else None
+        return None
 
     def end(self) -> None:
         self.action = None
@@ -378,7 +436,7 @@ class MutationHook:
         if self.sites is not None:
             self.sites.append((self.action, index, reason))
         m = self.mutant
-        if m is not None and m.index == index and m.action == self.action:
+        if isinstance(m, GuardMutant) and m.index == index and m.action == self.action:
             return "negate" if m.negate else "drop"
         return None
 

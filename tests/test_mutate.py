@@ -81,6 +81,11 @@ AGREEMENT = [
     "negate:end_step:1",  # end_step only after a pass
     "drop:flip_summon:13",  # Flip Summon on the turn the monster was Set
     "negate:discard:1",  # discard when not discarding
+    "write:normal_draw:3",  # the normal draw leaves the hand as it was
+    "swap:normal_draw:3",  # the opponent gets the drawn card
+    "swap:activate:2",  # the LP cost paid by the opponent
+    "swap:pass:15",  # battle damage to the other player
+    "write:pass:7",  # a phase change that forgets a write
 ]
 
 
@@ -114,7 +119,7 @@ def _agree(ts: TransitionSystem, step: Any, s: State, name: str, params: dict[st
 
 
 @pytest.mark.parametrize("mutant_id", AGREEMENT)
-def test_guard_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) -> None:
+def test_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) -> None:
     m = mu.mutant_by_id(mutant_id)
     rng = random.Random(mutant_id)
     with mu.activated(m):
@@ -153,6 +158,34 @@ def test_a_guard_mutant_changes_both_semantics_and_the_rules_come_back() -> None
         mts = TransitionSystem(Rules())
         assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), main1, "end_step", {"choice": 1})
     assert ts.apply(ts.init(), "normal_draw", {}).reason == NO_TURN_1_DRAW
+
+
+def test_a_write_mutant_changes_both_semantics_and_names_its_line() -> None:
+    """The control for write mutants: the normal draw of turn 2 under the rules, without its write to the hand,
+    and with that write made to the opponent's hand; the same successor concretely and symbolically."""
+    ts = TransitionSystem(Rules())
+    s = ts.init()
+    while s.g("turn") == 1:  # to turn 2's Draw Phase, each player passing (Main Phase 1 to the End Phase)
+        out = ts.apply(s, "end_step", {"choice": NO_CHOICE})
+        if not out.ok:
+            out = ts.apply(s, "end_step", {"choice": TO_END})
+        assert out.ok and out.state is not None
+        s = out.state
+    tp = s.tp
+    drawn = ts.apply(s, "normal_draw", {}).state
+    assert drawn is not None and drawn.g("hand", tp) == s.g("hand", tp) + 1
+    forgot, swapped = mu.mutant_by_id("write:normal_draw:3"), mu.mutant_by_id("swap:normal_draw:3")
+    assert forgot.line == swapped.line and forgot.line.startswith("rules.py:") and forgot.reason.startswith("hand")
+    for m, mine, theirs in ((forgot, 0, 0), (swapped, 0, 1)):
+        with mu.activated(m):
+            mts = TransitionSystem(Rules())
+            assert _agree(mts, mts.sym_step(mts.sym_state("@w0"), "@w1"), s, "normal_draw", {})
+            after = mts.apply(s, "normal_draw", {}).state
+            assert after is not None and after.g("deck", tp) == s.g("deck", tp) - 1
+            assert after.g("hand", tp) == s.g("hand", tp) + mine
+            assert after.g("hand", 1 - tp) == s.g("hand", 1 - tp) + theirs
+    again = ts.apply(s, "normal_draw", {}).state
+    assert S.MUTATION is None and again is not None and again.v == drawn.v
 
 
 # -- equivalence, proved ------------------------------------------------------------------------------------------
@@ -214,6 +247,15 @@ def test_dropping_no_draw_on_turn_1_is_killed_by_first_turn_no_draw_in_one_step(
         assert r.trace is not None
         certify(ts, BY_NAME["first-turn-no-draw"].checks[0], r.trace, False)
     assert not TransitionSystem(Rules()).apply(TransitionSystem(Rules()).init(), "normal_draw", {}).ok
+
+
+@pytest.mark.parametrize("mutant_id", ["write:normal_draw:3", "swap:normal_draw:3"])
+def test_a_forgotten_or_misdirected_draw_is_killed_by_card_conservation(mutant_id: str) -> None:
+    """A write mutant killed by the engines: the drawn card lost (not put in the hand) or given to the opponent;
+    card-conservation counts each player's cards and sees it on turn 2's draw."""
+    got = mu.kill(Rules(), mu.mutant_by_id(mutant_id), 5, {}, prove=False)
+    assert (got["status"], got["kill_kind"]) == ("killed", "violated"), got
+    assert got["killed_by"] == "card-conservation" and got["length"] <= 5
 
 
 def test_a_witness_is_replayed_from_the_baseline_play_and_searched_only_where_the_play_breaks() -> None:

@@ -127,13 +127,13 @@ def test_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) ->
         step = ts.sym_step(ts.sym_state("@m0"), "@m1")
         act = ACTION_BY_NAME[m.action]
         checked = 0
-        for seed, length in [(1, 0), (1, 3), (2, 5), (3, 9), (4, 14), (5, 22), (6, 30)]:
+        for seed, length in [(1, 0), (2, 5), (4, 14), (6, 30)]:
             s = _walk(ts, seed, length)
             options = list(act.candidates(s))
             for params in rng.sample(options, min(4, len(options))):
                 _agree(ts, step, s, m.action, params)
                 checked += 1
-    assert checked >= 7
+    assert checked >= 4
     assert S.MUTATION is None  # the hook is off again
 
 

@@ -1155,8 +1155,9 @@ def mutate_cmd(
     fmt: str,
 ) -> None:
     """Mutation analysis of the rules against the property suite: each guard of each action dropped or negated,
-    and the hand-made rule bugs; equivalent mutants (redundant guards) proved, the others checked by the engines
-    on Dask, each result kept in a SQLite store; print the score, the survivors and the redundant guards."""
+    each write of a rule dropped or made to the other player, and the hand-made rule bugs; equivalent mutants
+    (redundant guards) proved, the others checked by the engines on Dask, each result kept in a SQLite store;
+    print the score, the survivors and the redundant guards."""
     import time
 
     from duelcheck.engines import mutate as mu

@@ -787,7 +787,7 @@ def flip_summon(s: State, a: Params, n: Builder) -> None:
     """Flip Summon a face-down monster to face-up Attack Position; not on the turn it was Set."""
     k, tp, z = s.k, s.tp, a.zone
     require_open_main(s, n)
-    n.require(z < s.r.monster_zones, "no such Monster Zone")
+    n.require(z < s.r.monster_zones, "model range: no such Monster Zone")
     n.require(s.g("m_occ", tp, z), "6.3.3: there is no monster in that zone")
     n.require(k.not_(s.g("m_up", tp, z)), "6.3.3: only a face-down monster is Flip Summoned")
     n.require(k.not_(s.g("m_fresh", tp, z)), "6.3.3: a monster cannot be Flip Summoned on the turn it was Set")
@@ -814,7 +814,7 @@ def change_position(s: State, a: Params, n: Builder) -> None:
     """Change a face-up monster's battle position: once per turn, not the turn it arrived, not after it attacked."""
     k, tp, z = s.k, s.tp, a.zone
     require_open_main(s, n)
-    n.require(z < s.r.monster_zones, "no such Monster Zone")
+    n.require(z < s.r.monster_zones, "model range: no such Monster Zone")
     n.require(s.g("m_occ", tp, z), "6.3.3: there is no monster in that zone")
     n.require(s.g("m_up", tp, z), "seed 000: a face-down monster changes position only by a Flip Summon")
     n.require(
@@ -879,7 +879,7 @@ def activate(s: State, a: Params, n: Builder) -> None:
         )
     free, hand_zone = first_free(s, s.row("s_occ", p))
     with n.when(k.and_(card, k.not_(from_hand))):
-        n.require(a.zone < r.spell_trap_zones, "no such Spell & Trap Zone")
+        n.require(a.zone < r.spell_trap_zones, "model range: no such Spell & Trap Zone")
         n.require(k.and_(s.g("s_occ", p, a.zone), k.not_(s.g("s_up", p, a.zone))), "no Set card in that zone")
         n.require(k.and_(kind == s.g("s_kind", p, a.zone), eff == s.g("s_eff", p, a.zone)), "the Set card's kind")
         n.require(a.cost == s.g("s_cost", p, a.zone), "the Set card's cost")
@@ -890,7 +890,7 @@ def activate(s: State, a: Params, n: Builder) -> None:
     with n.when(from_hand):
         n.require(free, "no free Spell & Trap Zone for the Spell")
     with n.when(monster):  # seed 000: a monster's Ignition (speed 1) or Quick effect (speed 2)
-        n.require(a.zone < r.monster_zones, "no such Monster Zone")
+        n.require(a.zone < r.monster_zones, "model range: no such Monster Zone")
         n.require(k.and_(s.g("m_occ", p, a.zone), s.g("m_up", p, a.zone)), "no face-up monster in that zone")
         mkind = k.ite(kind == Kind.IGNITION, int(MonsterEffect.IGNITION), int(MonsterEffect.QUICK), w=3)
         n.require(
@@ -1152,7 +1152,7 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
     n.require(s.g("phase") == Phase.BATTLE_STEP, "6.3.4.2: attacks are declared in the Battle Step")
     n.require(s.g("chain_len") == 0, "6.3.4.2: an attack is declared while no chain is open")
     n.require(k.not_(s.g("attacking")), "6.3.4.2: another attack is in progress")
-    n.require(z < r.monster_zones, "no such Monster Zone")
+    n.require(z < r.monster_zones, "model range: no such Monster Zone")
     n.require(
         k.and_(s.g("m_occ", tp, z), s.g("m_up", tp, z), k.not_(s.g("m_def", tp, z))),
         "6.3.4.2: only a face-up Attack Position monster can attack; zone {zone} holds none",

@@ -352,8 +352,9 @@ class Builder(State):
 # calls (from 0, counted in call order over one run of the body, nested helpers and `in_succession` included).
 # model/system.py opens a run before each action body, concrete (`apply`) and symbolic (`_build_step`) alike,
 # and both run the same Python code, so a position names the same call in both semantics. A write mutant names
-# one write (`set` or `add`) the same way, counted apart from the guards. With no hook installed (`MUTATION is
-# None`, always outside mutation analysis) `require`, `set` and `add` pay one global lookup.
+# the writes (`set` or `add`) made at one line of the rules' source within one action's body: the same line in
+# both semantics too. With no hook installed (`MUTATION is None`, always outside mutation analysis) `require`,
+# `set` and `add` pay one global lookup.
 
 
 def by_player(spec: FieldSpec) -> bool:
@@ -364,8 +365,8 @@ def by_player(spec: FieldSpec) -> bool:
 def _write_mutated(b: Builder, name: str, idx: list[Val]) -> list[Val] | None:
     """The index a write goes to under the mutation hook: None when the write is dropped."""
     assert MUTATION is not None
-    caller = sys._getframe(2).f_code  # the rule's line that writes (set or add was called from there)
-    line = f"{caller.co_filename.rsplit('/', 1)[-1]}:{sys._getframe(2).f_lineno}"
+    frame = sys._getframe(2)  # the rule's line that writes: `set` or `add` was called from there
+    line = f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
     change = MUTATION.visit_write(name, by_player(b.schema[name]), line)
     if change == "drop":
         return None
@@ -421,7 +422,9 @@ class MutationHook:
             self.writes.append((self.action, line, name, player))
         m = self.mutant
         if isinstance(m, WriteMutant) and m.line == line and m.action == self.action:
-            return "swap" if m.swap and player else "drop" if not m.swap else None
+            if not m.swap:
+                return "drop"
+            return "swap" if player else None  # a field both players share has no other player's cell
         return None
 
     def end(self) -> None:

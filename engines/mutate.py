@@ -92,6 +92,7 @@ from typing import Any
 
 import z3
 
+from duelcheck.engines.sim import Play
 from duelcheck.errors import InputError, InternalError, one_line
 from duelcheck.model import rules as R
 from duelcheck.model import state as S
@@ -578,9 +579,6 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
 
 
 # ------------------------------------------------------------------------------------------------- killing
-
-
-Play = list[tuple[str, dict[str, int]]]
 
 
 def baseline(

@@ -667,7 +667,7 @@ def _certified(ts: Any, r: Any) -> bool:
     prop = BY_NAME[r.prop]
     check = next(c for c in prop.checks if c.label == r.case)
     certify(ts, check, r.trace, False)
-    return prop.certify is None or not prop.certify(ts, r.trace.steps[-1].state)
+    return prop.certify is None or bool(prop.certify(ts, r.trace.steps[-1].state))
 
 
 def _witnesses(found: dict[str, int]) -> list[Any]:

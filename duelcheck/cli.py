@@ -1108,9 +1108,10 @@ Exit codes of a mutation run:
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(["drop", "negate", "write", "swap", "semantic"]),
+    type=click.Choice(["drop", "negate", "write", "swap", "compare", "semantic"]),
     help="Only mutants of this kind (repeatable; default all): a guard dropped or negated, a write dropped or "
-    "made to the other player, or a hand-made rule bug.",
+    "made to the other player, a comparison given its boundary twin (< for <=, != for ==), or a hand-made "
+    "rule bug.",
 )
 @click.option("--limit", type=click.IntRange(1, None), default=None, help="Only the first N mutants (quick runs).")
 @click.option(

@@ -1,7 +1,7 @@
 """Mutation analysis: does the property suite notice when a rule of the model is changed?
 
 A mutant is the model with one rule changed; the suite kills it when some property tells it apart from the
-rules as written. Three kinds of mutant:
+rules as written. The kinds of mutant:
 
 - `drop` (guard mutants): one `n.require(...)` call site of one action, named by the action, the site's
   position among the `require` calls of one run of that action's body (from 0, in call order; the helpers it
@@ -17,6 +17,13 @@ rules as written. Three kinds of mutant:
 - `swap`: the writes of such a line to a field kept per player (LP, hand, deck, a zone's cells) made to the
   other player's cell: an effect that reaches the wrong player (damage to the attacker, a card drawn by the
   opponent).
+- `compare`: one comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`) in a function of model/rules.py an action's body
+  runs, named by the function and its place among the function's comparisons (from 0, in source order), given
+  its boundary twin: `<` for `<=` and back, `>` for `>=`, `!=` for `==` (an off-by-one, a test inverted). The
+  function is compiled again from the module's source with that one operator changed and put in place of the
+  original for the mutant's run (concrete and symbolic alike: both run the same function). The functions
+  that only word a refusal for the judge (a reason passed to `require`) and the candidate enumerations are
+  the model's, not rules, and have no sites.
 - `semantic`: the hand-made rule bugs of `SEMANTIC` (a rule body or a helper swapped for a wrong one: the
   first player draws on turn 1, no Normal Summon limit, ...), the catalogue tests/test_mutants.py checks.
 
@@ -76,6 +83,7 @@ written, so no-deadlock judges a guard mutant against the rules' own enabledness
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import hashlib
@@ -106,7 +114,7 @@ DEEP_DEPTH = 4  # the last stage's search from the states of the rules' own play
 DEEP_WALKS, DEEP_WALK_LENGTH, DEEP_SEED = 3, 300, 7  # and from the states of these random plays under the mutant
 DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
-KINDS = ("drop", "negate", "write", "swap", "semantic")
+KINDS = ("drop", "negate", "write", "swap", "compare", "semantic")
 EXCLUDED_PREFIXES = ("model range", "model catalogue")
 EQUIVALENCE_RLIMIT = 50_000_000  # the solver's resource limit for one equivalence question (deterministic)
 STATUSES = ("killed", "survived", "equivalent", "unknown")
@@ -121,9 +129,7 @@ def mutated(name: str, replacement: Callable[..., Any]) -> Iterator[None]:
     action = R.ACTION_BY_NAME.get(name)
     if action is not None:
         index = R.ACTIONS.index(action)
-        R.ACTIONS[index] = R.Action(
-            action.name, action.clause, action.doc, action.params, replacement, action.candidates
-        )
+        R.ACTIONS[index] = dataclasses.replace(action, body=replacement)
         R.ACTION_BY_NAME[name] = R.ACTIONS[index]
         try:
             yield
@@ -137,6 +143,26 @@ def mutated(name: str, replacement: Callable[..., Any]) -> Iterator[None]:
         yield
     finally:
         setattr(R, name, original)
+
+
+@contextmanager
+def compare_swapped(function: str, replacement: Callable[..., Any]) -> Iterator[None]:
+    """Swap a function of model/rules.py for `replacement` everywhere the rules reach it: the module's name
+    (the other functions call it by that name) and the actions whose body it is."""
+    original = getattr(R, function)
+    saved = list(R.ACTIONS)
+    setattr(R, function, replacement)
+    for i, action in enumerate(R.ACTIONS):
+        if action.body is original:
+            R.ACTIONS[i] = dataclasses.replace(action, body=replacement)
+            R.ACTION_BY_NAME[action.name] = R.ACTIONS[i]
+    try:
+        yield
+    finally:
+        setattr(R, function, original)
+        R.ACTIONS[:] = saved
+        for action in saved:
+            R.ACTION_BY_NAME[action.name] = action
 
 
 def first_turn_draws(s: Any) -> Any:
@@ -382,6 +408,134 @@ def write_sites(rules: Rules | None = None) -> list[WriteSite]:
     return list(_write_sites(json.dumps(rules.model_dump(), sort_keys=True)))
 
 
+# ------------------------------------------------------------------------------------ the comparison sites
+
+# a comparison's boundary twin: the off-by-one and the inverted test a rule's author could write instead
+TWIN: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+}
+SYMBOL = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+@dataclass(frozen=True)
+class CompareSite:
+    """A comparison in a function of model/rules.py that an action's body runs: the function, its place among
+    the function's comparisons (from 0, in source order; each operator of a chained comparison its own), the
+    line (file:line), the comparison's source, and its operator."""
+
+    function: str
+    index: int
+    line: str
+    text: str
+    op: str
+
+    @property
+    def twin(self) -> str:
+        return SYMBOL[TWIN[next(k for k, v in SYMBOL.items() if v == self.op)]]
+
+    @property
+    def words(self) -> str:
+        return f"`{self.text}` with {self.op} read as {self.twin} ({self.line})"
+
+
+def _rules_tree() -> ast.Module:
+    return ast.parse(inspect.getsource(R), R.__file__)
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    return {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+
+
+def _comparisons(fn: ast.FunctionDef) -> list[tuple[ast.Compare, int]]:
+    """The comparison operators of a function with a boundary twin, in source order (and, within a chained
+    comparison, left to right)."""
+    nodes = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Compare)), key=lambda n: (n.lineno, n.col_offset))
+    return [(n, j) for n in nodes for j, op in enumerate(n.ops) if type(op) in TWIN]
+
+
+def _callees(fn: ast.FunctionDef, functions: dict[str, ast.FunctionDef]) -> set[str]:
+    body = ast.Module(body=fn.body, type_ignores=[])  # not the decorator (the action's registration)
+    names = [n for n in ast.walk(body) if isinstance(n, ast.Name) and n.id in functions and n.id != fn.name]
+    # a guard's reason computed for the judge (`n.require(cond, duel_over)`) words a refusal; it is no rule
+    reasons = {
+        id(call.args[1])
+        for call in ast.walk(body)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "require"
+        if len(call.args) > 1
+    }
+    return {n.id for n in names if id(n) not in reasons}
+
+
+@functools.lru_cache(maxsize=1)
+def _rule_functions() -> dict[str, tuple[str, ...]]:
+    """The functions of model/rules.py each action's body runs (the body and what it calls, by name): the rules.
+    The actions' candidate enumerations (which parameters the concrete interpreter tries) are the model's
+    encoding, not a rule, and are left out unless a body calls them too."""
+    functions = _functions(_rules_tree())
+    out: dict[str, tuple[str, ...]] = {}
+    for act in R.ACTIONS:
+        if act.parts is not None or act.body.__name__ not in functions:
+            continue
+        seen: list[str] = []
+        todo = [act.body.__name__]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.append(name)
+            todo += sorted(_callees(functions[name], functions) - set(seen), reverse=True)
+        out[act.name] = tuple(seen)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _compare_sites() -> tuple[CompareSite, ...]:
+    source = inspect.getsource(R).splitlines()
+    functions = _functions(_rules_tree())
+    reached = {name for names in _rule_functions().values() for name in names}
+    path = Path(R.__file__).name
+    out: list[CompareSite] = []
+    for name, fn in functions.items():
+        if name not in reached:
+            continue
+        for i, (node, j) in enumerate(_comparisons(fn)):
+            text = ast.get_source_segment("\n".join(source), node) or ""
+            out.append(CompareSite(name, i, f"{path}:{node.lineno}", " ".join(text.split()), SYMBOL[type(node.ops[j])]))
+    return tuple(out)
+
+
+def compare_sites() -> list[CompareSite]:
+    """Every comparison with a boundary twin in the functions the actions' bodies run, function by function in
+    the order of the source."""
+    return list(_compare_sites())
+
+
+def compare_mutated(function: str, index: int) -> Callable[..., Any]:
+    """The function of model/rules.py with its `index`-th comparison's operator replaced by its twin: compiled
+    from the module's source with the module's globals, so that it calls the rules as they stand."""
+    import __future__
+
+    tree = _rules_tree()
+    fn = _functions(tree)[function]
+    sites = _comparisons(fn)
+    if not 0 <= index < len(sites):
+        raise InternalError(f"{function}: no comparison {index} (it has {len(sites)})")
+    node, j = sites[index]
+    node.ops[j] = TWIN[type(node.ops[j])]()
+    fn.decorator_list = []  # an action's registration is not run again: `compare_swapped` puts it in place
+    code = compile(
+        ast.Module(body=[fn], type_ignores=[]), R.__file__, "exec", __future__.annotations.compiler_flag, True
+    )
+    space: dict[str, Any] = {}
+    exec(code, vars(R), space)  # defines the function (globals: the module's own), nothing else
+    return space[function]  # type: ignore[no-any-return]
+
+
 # ------------------------------------------------------------------------------------------------ mutants
 
 
@@ -409,6 +563,8 @@ class Mutant:
             return f"{self.action} without its write to {self.reason}"
         if self.kind == "swap":
             return f"{self.action} writing {self.reason} for the other player"
+        if self.kind == "compare":
+            return f"{self.action} with {self.reason}"
         return self.reason
 
     @property
@@ -446,6 +602,10 @@ def all_mutants(rules: Rules | None = None) -> list[Mutant]:
         for w in writes
         if w.player
     ]
+    out += [
+        Mutant(f"compare:{c.function}:{c.index}", "compare", c.function, c.index, c.words, True, c.line)
+        for c in compare_sites()
+    ]
     out += [Mutant(f"semantic:{m.name}", "semantic", m.action, -1, m.models, True) for m in SEMANTIC]
     return out
 
@@ -478,10 +638,22 @@ def select_mutants(
     for kind in kinds:
         if kind not in KINDS:
             raise InputError(f"--kind {kind}: expected one of {', '.join(KINDS)}")
-    chosen = [m for m in all_mutants(rules) if m.kind in kinds and (only is None or m.action == only)]
+    chosen = [m for m in all_mutants(rules) if m.kind in kinds and (only is None or _of_action(m, only))]
     scored = [m for m in chosen if m.scored]
     excluded = [m for m in chosen if not m.scored]
     return (scored if limit is None else scored[:limit]), excluded
+
+
+def _of_action(m: Mutant, action: str) -> bool:
+    """Whether a mutant changes the action (a comparison: in a function that action's body runs)."""
+    return action in actions_of(m)
+
+
+def actions_of(m: Mutant) -> list[str]:
+    """The actions a mutant changes: its own, or, for a comparison, those whose body runs its function."""
+    if m.kind == "compare":
+        return [name for name, functions in _rule_functions().items() if m.action in functions]
+    return [m.action]
 
 
 def mutant_by_id(mutant_id: str, rules: Rules | None = None) -> Mutant:
@@ -498,6 +670,10 @@ def activated(mutant: Mutant) -> Iterator[None]:
     if mutant.kind == "semantic":
         sem = SEMANTIC_BY_NAME[mutant.id.split(":", 1)[1]]
         with mutated(sem.rule, sem.replacement):
+            yield
+        return
+    if mutant.kind == "compare":
+        with compare_swapped(mutant.action, compare_mutated(mutant.action, mutant.index)):
             yield
         return
     if mutant.kind in ("write", "swap"):

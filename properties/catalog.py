@@ -1375,4 +1375,48 @@ sometimes(
     step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END)),
 )
 
+
+def _flip_summoned(s: State, a: ActionView, t: State) -> Val:
+    """The turn player's Flip Summon turns one of their face-down monsters face-up in Attack Position."""
+    k, tp, z = s.k, s.tp, a.p("zone")
+    before = k.and_(s.g("m_occ", tp, z), k.not_(s.g("m_up", tp, z)))
+    return k.and_(a.is_("flip_summon"), before, t.g("m_occ", tp, z), t.g("m_up", tp, z), k.not_(t.g("m_def", tp, z)))
+
+
+def _position_changed(s: State, a: ActionView, t: State) -> Val:
+    """The turn player changes a face-up monster's battle position (Attack to Defense or back); it stays."""
+    k, tp, z = s.k, s.tp, a.p("zone")
+    stays = k.and_(s.g("m_occ", tp, z), s.g("m_up", tp, z), t.g("m_occ", tp, z), t.g("m_up", tp, z))
+    return k.and_(a.is_("change_position"), stays, t.g("m_def", tp, z) != s.g("m_def", tp, z))
+
+
+def _spell_trap_set(s: State, a: ActionView, t: State) -> Val:
+    """The turn player Sets a card from the hand face-down in an empty Spell & Trap Zone of theirs."""
+    k, tp = s.k, s.tp
+    placed = k.or_(*(k.and_(k.not_(s.g("s_occ", tp, z)), t.g("s_occ", tp, z)) for z in range(s.r.spell_trap_zones)))
+    return k.and_(a.is_("set_spell_trap"), t.g("hand", tp) == s.g("hand", tp) - 1, placed)
+
+
+sometimes(
+    "reach-flip-summon",
+    "6.3.3, seed 000 (battle positions)",
+    "A monster Set face-down is Flip Summoned on a later turn: face-up in Attack Position.",
+    step(_flip_summoned),
+)
+
+sometimes(
+    "reach-position-change",
+    "6.3.3, seed 000 (battle positions)",
+    "A face-up monster's battle position is changed in a Main Phase of a later turn than it was summoned.",
+    step(_position_changed),
+)
+
+sometimes(
+    "reach-set-spell-trap",
+    "6.3.3, seed 000 (Spells and Traps)",
+    "A Spell or Trap is Set from the hand face-down in a Spell & Trap Zone.",
+    step(_spell_trap_set),
+)
+
+
 BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}

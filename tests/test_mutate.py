@@ -22,8 +22,9 @@ from duelcheck.counterexamples.certify import certify
 from duelcheck.engines import mutate as mu
 from duelcheck.engines.kind import Induction
 from duelcheck.errors import InputError
+from duelcheck.model import rules as R
 from duelcheck.model import state as S
-from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END
+from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END, Kind
 from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import TransitionSystem
@@ -86,6 +87,10 @@ AGREEMENT = [
     "swap:activate:2",  # the LP cost paid by the opponent
     "swap:pass:15",  # battle damage to the other player
     "write:pass:7",  # a phase change that forgets a write
+    "compare:normal_draw:0",  # a comparison of the draw rule given its boundary twin
+    "compare:live:0",  # the duel read as over while it goes on (every action's guard)
+    "compare:damage_calculation:1",  # the battle damage table at equality (> read as >=)
+    "compare:normal_draw:1",  # a player with exactly the cards to draw loses as if the deck were empty
 ]
 
 
@@ -125,14 +130,16 @@ def test_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) ->
     with mu.activated(m):
         ts = TransitionSystem(Rules())
         step = ts.sym_step(ts.sym_state("@m0"), "@m1")
-        act = ACTION_BY_NAME[m.action]
         checked = 0
-        for seed, length in [(1, 0), (2, 5), (4, 14), (6, 30)]:
-            s = _walk(ts, seed, length)
-            options = list(act.candidates(s))
-            for params in rng.sample(options, min(4, len(options))):
-                _agree(ts, step, s, m.action, params)
-                checked += 1
+        actions = mu.actions_of(m)
+        for name in rng.sample(actions, min(3, len(actions))):
+            act = ACTION_BY_NAME[name]
+            for seed, length in [(1, 0), (2, 5), (4, 14), (6, 30)]:
+                s = _walk(ts, seed, length)
+                options = list(act.candidates(s))
+                for params in rng.sample(options, min(4, len(options))):
+                    _agree(ts, step, s, name, params)
+                    checked += 1
     assert checked >= 4
     assert S.MUTATION is None  # the hook is off again
 
@@ -366,3 +373,73 @@ def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
         assert after[mid] == rows[mid]  # untouched: the same run, the same moment
     assert after[ids[1]][2] == rows[ids[1]][2] and after[ids[1]][0] != rows[ids[1]][0]
     assert [m["status"] for m in again["mutants"]] == [m["status"] for m in first["mutants"]]
+
+
+# -- comparison mutants ---------------------------------------------------------------------------------------------
+
+
+def test_comparison_sites_are_the_rules_comparisons_not_the_judge_s_words_or_the_enumeration() -> None:
+    """Each comparison of a function an action's body runs, in source order, with its boundary twin; the
+    functions that word a refusal for the judge (`duel_over`) and the candidate enumerations are left out."""
+    sites = {(c.function, c.index): c for c in mu.compare_sites()}
+    draw = [c for c in sites.values() if c.function == "normal_draw"]
+    assert [(c.op, c.twin) for c in draw] == [("==", "!="), ("<", "<=")]
+    assert draw[1].text == 's.g("deck", tp) < count' and draw[1].line.startswith("rules.py:")
+    functions = {c.function for c in sites.values()}
+    assert {"damage_calculation", "activate", "live", "not_holding_priority"} - functions == {"not_holding_priority"}
+    assert "duel_over" not in functions and "_monsters" not in functions
+    m = mu.mutant_by_id("compare:damage_calculation:1")
+    assert m.reason.startswith("`a > t_atk` with > read as >=") and mu.actions_of(m) == ["pass", "end_step"]
+    chosen, _ = mu.select_mutants(only="normal_draw", kinds=("compare",))
+    assert {m.action for m in chosen} >= {"normal_draw", "live", "draw_count"}
+
+
+def test_a_comparison_mutant_is_killed_and_the_rules_come_back() -> None:
+    """`phase == Phase.DRAW` read as `!=` in the normal draw: the turn player of turn 2 can never make the draw
+    the Draw Phase waits for, and no-deadlock sees it on turn 2 (2 steps: both phase ends of turn 1 in one)."""
+    before = (R.normal_draw, R.ACTION_BY_NAME["normal_draw"].body, list(R.ACTIONS))
+    got = mu.kill(Rules(), mu.mutant_by_id("compare:normal_draw:0"), 3, {}, prove=False)
+    assert (got["status"], got["killed_by"], got["length"]) == ("killed", "no-deadlock", 2), got
+    assert (R.normal_draw, R.ACTION_BY_NAME["normal_draw"].body, list(R.ACTIONS)) == before
+
+
+# -- the witnesses of the Main Phase's other actions (a negated guard that makes an action never legal is lost) --
+
+
+def _turn_3(summon: str, then: str) -> list[tuple[str, dict[str, int]]]:
+    """A monster summoned (or Set) on turn 1 and acted on in Main Phase 1 of turn 3 (9 steps)."""
+    monster = {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}
+    calm = [("end_steps", {"choice": NO_CHOICE}), ("end_steps", {"choice": TO_END}), ("normal_draw", {})]
+    return [calm[0], (summon, monster), *calm[1:], *calm, calm[0], (then, {"zone": 0})]
+
+
+@pytest.mark.parametrize(
+    ("witness", "play", "mutant"),
+    [
+        ("reach-flip-summon", _turn_3("set_monster", "flip_summon"), "negate:flip_summon:12"),
+        ("reach-position-change", _turn_3("normal_summon", "change_position"), "negate:change_position:14"),
+        (
+            "reach-set-spell-trap",
+            [("end_steps", {"choice": NO_CHOICE}), ("set_spell_trap", {"kind": int(Kind.NORMAL_TRAP)})],
+            None,
+        ),
+    ],
+)
+def test_the_main_phase_witnesses_read_what_happened(witness: str, play: list[Any], mutant: str | None) -> None:
+    """Each witness is reached by its play (and not one step earlier), reads the card's change (a Flip Summon
+    that left the monster face-down is no witness), and the play breaks under a guard negated so that the action
+    is never legal: the mutant the witness exists to kill."""
+    from duelcheck.engines.shrink import reaches
+
+    (check,) = BY_NAME[witness].checks
+    ts = TransitionSystem(Rules())
+    steps = reaches(ts, check, ts.init(), play)
+    assert steps is not None and len(steps) == len(play), witness
+    assert reaches(ts, check, ts.init(), play[:-1]) is None
+    if mutant is not None:
+        with mu.activated(mu.mutant_by_id(mutant)):
+            mts = TransitionSystem(Rules())
+            assert reaches(mts, check, mts.init(), play) is None
+        with mu.activated(mu.mutant_by_id("semantic:flip_summon_to_defense")):
+            mts = TransitionSystem(Rules())
+            assert (reaches(mts, check, mts.init(), play) is None) == (witness == "reach-flip-summon")

@@ -37,8 +37,12 @@ Equivalent mutants are proved, not guessed. Dropping guard g of action X changes
 meeting the invariants proved for all depths (engines/kind.py, the suite under the rules as written), the other
 guards of X imply g: one solver question, unsat of lemmas(s) and the other guards of X(s, params) and not g.
 Such a guard is redundant: a rule stated twice (implied by the other guards alone) or a dead rule (implied
-only given the invariants: no reachable state needs it). Negated, write and semantic mutants are not asked
-(a write mutant that changes nothing reachable survives: read its line).
+only given the invariants: no reachable state needs it). Every other mutant is asked the general question
+(`same_steps`): for each action it changes, in every state meeting those invariants and for every parameter,
+does the mutant allow the step exactly when the rules do, making the same game state? Unsat for each action
+is a proof that the mutant and the rules are one transition system on the reachable states: dead code (a
+write of the value the field already holds, a comparison whose boundary no reachable state meets with a
+different result, a branch for another rule set).
 
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
 1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):
@@ -726,7 +730,7 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
     from duelcheck.model.system import TransitionSystem
 
     if mutant.kind != "drop":
-        return "not-equivalent", ""
+        return same_steps(rules, mutant, lemmas)
     ts = TransitionSystem(rules)
     g = guard_terms(ts, mutant.action, "@eq")
     if not (0 <= mutant.index < len(g.terms)) or g.sites[mutant.index].reason != mutant.reason:
@@ -751,6 +755,63 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
     return "equivalent", (
         f"a dead rule: the other guards of {mutant.action} imply it in every state meeting the {len(lemmas)} "
         "invariants proved for all depths"
+    )
+
+
+def _one_step(ts: Any, name: str, pre: Any, pvars: dict[str, Any]) -> tuple[Any, dict[Any, Any]]:
+    """An action's guard and the game state it makes from `pre`, symbolically, as the transition relation
+    builds them (the same run of the mutation hook)."""
+    act = R.ACTION_BY_NAME[name]
+    n = pre.edit()
+    with S.action_body(name):
+        act.body(pre, R.Params({p: pvars[p] for p in act.params}), n)
+    return n.guard(), {key: n.v[key] for key in ts.game_keys}
+
+
+def _differs(a: Any, b: Any) -> Any:
+    if a is b:
+        return False
+    d = a != b
+    return z3.BoolVal(d) if isinstance(d, bool) else d
+
+
+def same_steps(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> tuple[str, str]:
+    """Whether any mutant changes nothing reachable: for each action it changes, in every state meeting the
+    lemmas and for every parameter, the mutant allows the step exactly when the rules do and makes the same game
+    state (one solver question per action; unsat for all is `equivalent`). Then the mutant and the rules are
+    one transition system from every reachable state (the property layer's history follows the action and the
+    state made), so no property can tell them apart: the mutated place is dead code where the rules reach it (a
+    write of the value the field already holds, a comparison whose boundary no reachable state meets).
+    ("not-equivalent", "") when the solver finds a state where they differ, ("unknown", why) without an answer."""
+    from duelcheck.model.system import TransitionSystem
+
+    ts = TransitionSystem(rules)
+    pre = ts.sym_state("@same")
+    pvars = {name: spec.z3var("@same") for name, spec in PARAMS.items()}
+    facts = [f for c in lemma_checks(lemmas) for f in [c.eval(None, None, pre)] if not isinstance(f, bool)]
+    domains = [spec.domain(pvars[name]) for name, spec in PARAMS.items()]
+    names = [a.name for a in R.ACTIONS if a.parts is None]
+    if mutant.kind != "semantic":
+        names = [name for name in names if name in actions_of(mutant)]
+    for name in names:
+        try:
+            g, post = _one_step(ts, name, pre, pvars)
+            with activated(mutant):
+                gm, postm = _one_step(ts, name, pre, pvars)
+        except (InternalError, IndexError, KeyError) as exc:
+            return "unknown", one_line(f"{name} could not be built under the mutant: {exc}")
+        changed = z3.Or(*(_differs(post[key], postm[key]) for key in ts.game_keys))
+        solver = z3.SolverFor("QF_BV")
+        solver.set("rlimit", EQUIVALENCE_RLIMIT)
+        solver.add(*facts, *domains, z3.Or(_differs(g, gm), z3.And(g, changed)))
+        answer = solver.check()
+        if answer == z3.sat:
+            return "not-equivalent", ""
+        if answer != z3.unsat:
+            return "unknown", f"the equivalence question of {name} was not settled within the solver's resource limit"
+    where = f"every state meeting the {len(lemmas)} invariants proved for all depths" if facts else "every state"
+    return "equivalent", (
+        f"dead code: in {where}, {', '.join(names)} allow the same steps with the same result under the mutant"
     )
 
 

@@ -443,3 +443,17 @@ def test_the_main_phase_witnesses_read_what_happened(witness: str, play: list[An
         with mu.activated(mu.mutant_by_id("semantic:flip_summon_to_defense")):
             mts = TransitionSystem(Rules())
             assert (reaches(mts, check, mts.init(), play) is None) == (witness == "reach-flip-summon")
+
+
+def test_a_mutant_that_changes_no_step_is_proved_equivalent_whatever_its_kind() -> None:
+    """One solver question per action the mutant changes: `a < t_def` read as `<=` in damage calculation
+    changes nothing (at equality the damage is 0 either way); the turn's end clearing the other player's
+    "Set this turn" flags instead of its own changes nothing (both are cleared); the normal draw that forgets
+    the hand, or a Defense Position row at equality read as the row below it, does change a step."""
+    original = R.damage_calculation
+    for mid in ("compare:damage_calculation:6", "swap:discard:11"):
+        status, why = mu.equivalence(Rules(), mu.mutant_by_id(mid), [])
+        assert status == "equivalent" and why.startswith("dead code: in every state"), (mid, why)
+    for mid in ("write:normal_draw:3", "compare:damage_calculation:5"):
+        assert mu.equivalence(Rules(), mu.mutant_by_id(mid), []) == ("not-equivalent", ""), mid
+    assert S.MUTATION is None and R.damage_calculation is original

@@ -1103,7 +1103,13 @@ Exit codes of a mutation run:
 
 
 @main.command("mutate", epilog=MUTATE_EXIT_CODES)
-@click.option("--only", "only", default=None, help="Only the mutants of this action (its guards, its semantic bugs).")
+@click.option(
+    "--only",
+    "only",
+    default=None,
+    help="Only the mutants of this action (its guards, its writes, the comparisons of what its body runs, its "
+    "semantic bugs).",
+)
 @click.option(
     "--kind",
     "kinds",
@@ -1156,9 +1162,9 @@ def mutate_cmd(
     fmt: str,
 ) -> None:
     """Mutation analysis of the rules against the property suite: each guard of each action dropped or negated,
-    each write of a rule dropped or made to the other player, and the hand-made rule bugs; equivalent mutants
-    (redundant guards) proved, the others checked by the engines on Dask, each result kept in a SQLite store;
-    print the score, the survivors and the redundant guards."""
+    each write of a rule dropped or made to the other player, each comparison given its boundary twin, and the
+    hand-made rule bugs; equivalent mutants (redundant guards, dead code) proved, the others checked by the
+    engines on Dask, each result kept in a SQLite store; print the score, the survivors and the equivalent."""
     import time
 
     from duelcheck.engines import mutate as mu

@@ -1478,6 +1478,12 @@ class Outcome:
             "redundant_guards": [
                 {"action": r.action, "position": r.position, "reason": r.reason, "why": r.note}
                 for r in self.of("equivalent")
+                if r.kind == "drop"
+            ],
+            "dead_code": [
+                {"mutant": r.mutant_id, "kind": r.kind, "reason": r.reason, "why": r.note}
+                for r in self.of("equivalent")
+                if r.kind != "drop"
             ],
             "excluded": [m.id for m in self.excluded],
             "ran": len(self.ran),
@@ -1695,7 +1701,7 @@ def _finish(db: Store, future: Any, m: Mutant, settings: str, outcome: Outcome) 
 
 def text_lines(outcome: Outcome) -> list[str]:
     """The report as text: the score, then the survivors, the unknown, the equivalent mutants (redundant
-    guards) and the kills, one per line."""
+    guards, and the other kinds' dead code) and the kills, one per line."""
     killed, total = outcome.score
     ratio = f" ({100 * killed / total:.0f}%)" if total else ""
     kinds = {k: sum(1 for m in outcome.mutants if m.kind == k) for k in KINDS}
@@ -1713,7 +1719,11 @@ def text_lines(outcome: Outcome) -> list[str]:
 
     section("survived", outcome.of("survived"), lambda r: f"{r.reason}\t{r.note}")
     section("unknown", outcome.of("unknown"), lambda r: f"{r.reason}\t{r.note}")
-    section("equivalent (redundant guards)", outcome.of("equivalent"), lambda r: f"{r.reason}\t{r.note}")
+    equivalent = outcome.of("equivalent")
+    section(
+        "equivalent (redundant guards)", [r for r in equivalent if r.kind == "drop"], lambda r: f"{r.reason}\t{r.note}"
+    )
+    section("equivalent (dead code)", [r for r in equivalent if r.kind != "drop"], lambda r: f"{r.reason}\t{r.note}")
     section("killed", outcome.of("killed"), lambda r: f"{r.text}\t{r.reason}")
     for mid, error in outcome.failures.items():
         lines.append(f"failed: {mid}: {error}")

@@ -541,7 +541,7 @@ def compare_mutated(function: str, index: int) -> Callable[..., Any]:
     )
     space: dict[str, Any] = {}
     exec(code, vars(R), space)  # defines the function (globals: the module's own), nothing else
-    return space[function]  # type: ignore[no-any-return]
+    return space[function]
 
 
 # ------------------------------------------------------------------------------------------------ mutants

@@ -1021,7 +1021,37 @@ def _deep_search(
 HOOKED = ("drop", "negate", "write", "swap")  # mutants that change only their own action's body
 
 
-def still_inductive(ts: Any, mutant: Mutant, proved: Sequence[str | Any], deadline: float | None = None) -> str | None:
+def _suite(proved: Sequence[str | Any]) -> list[Any]:
+    from duelcheck.properties import BY_NAME
+
+    return [p for p in (BY_NAME[x] if isinstance(x, str) else x for x in proved) if p.kind == "always"]
+
+
+def _terms(xs: list[Any]) -> list[Any]:
+    return [z3.BoolVal(x) if isinstance(x, bool) else x for x in xs]
+
+
+def proof_terms(rules: Rules, proved: Sequence[str | Any]) -> tuple[list[Any], list[Any]]:
+    """The facts the rules' proof of `proved` assumes in a state and asks after a step, as the rules as written
+    build them (no mutant active): what `still_inductive` compares a comparison mutant's with."""
+    from duelcheck.engines.kind import Induction
+    from duelcheck.model.system import TransitionSystem
+
+    if S.MUTATION is not None:
+        raise InternalError("the proof's terms are the rules as written, with no mutant active")
+    props = _suite(proved)
+    ind = Induction(TransitionSystem(rules))
+    assume = ind._state_facts(props, {p.name for p in props})
+    return _terms(assume), _terms([fact for p in props for fact in ind._goals(p)])
+
+
+def still_inductive(
+    ts: Any,
+    mutant: Mutant,
+    proved: Sequence[str | Any],
+    deadline: float | None = None,
+    original: tuple[list[Any], list[Any]] | None = None,
+) -> str | None:
     """None when the invariants proved for the rules as written (`proved`) stay inductive under the mutant, so
     that each is proved for all depths under it; else the first reason they may not (a fact not settled, or a
     step that breaks one from a state meeting them all: perhaps unreachable, so no violation either).
@@ -1031,27 +1061,31 @@ def still_inductive(ts: Any, mutant: Mutant, proved: Sequence[str | Any], deadli
     reading of enabledness) leaves every other action's steps as they were, so only its own steps are asked
     again: the initial state and first steps (the base case), then, for each turn player, every fact of the set
     after a step of that action from a state meeting the set, all at once on a fresh solver per case (split
-    finer where it gives no answer, as engines/kind.py certifies its first layer). A comparison or a hand-made
-    bug may change a function anything reads, so every action is asked."""
+    finer where it gives no answer, as engines/kind.py certifies its first layer). A comparison changes the
+    actions whose bodies run its function, and whatever property reads that function (no-deadlock reads the
+    actions' enabledness): with `original` (`proof_terms` of the rules), the other actions are asked again only
+    the facts the mutant changed, and every action all of them if it changed an assumed fact. A hand-made bug:
+    every action, every fact."""
     from duelcheck.engines.kind import Induction
     from duelcheck.engines.smt import SAT, UNSAT, solve_cases
-    from duelcheck.properties import BY_NAME
 
-    props = [p for p in (BY_NAME[x] if isinstance(x, str) else x for x in proved) if p.kind == "always"]
+    props = _suite(proved)
     ind = Induction(ts, deadline=deadline)
     for p in props:
         if not ind._base(p):
             return f"{p.name} fails in the initial state or the first step under the mutant"
     st = ind._st
-    assume = ind._state_facts(props, {p.name for p in props})
-    goals = [(p.name, fact) for p in props for fact in ind._goals(p)]
-    changed = actions_of(mutant) if mutant.kind in HOOKED else [a.name for a in ts.actions]
-    cases = [
-        (code, [st.act == code, st.pre.tp == player])
-        for code, a in enumerate(ts.actions)
-        if a.parts is None and a.name in changed
-        for player in (0, 1)
-    ]
+    assume = _terms(ind._state_facts(props, {p.name for p in props}))
+    goals = _terms([fact for p in props for fact in ind._goals(p)])
+    everything = [a.name for a in ts.actions]
+    changed, again = everything, []  # the actions asked every fact, and the facts every other action is asked
+    if mutant.kind in HOOKED:
+        changed = actions_of(mutant)
+    elif mutant.kind == "compare" and original is not None:
+        before, after = original
+        if len(before) == len(assume) and all(map(z3.eq, before, assume)) and len(after) == len(goals):
+            changed = actions_of(mutant)
+            again = [g for g, o in zip(goals, after, strict=True) if not z3.eq(g, o)]
 
     def settled(code: int, case: list[Any], bad: Any, answer: Any) -> bool:
         if answer == z3.unknown:  # split finer and asked again, as the proofs do
@@ -1061,15 +1095,25 @@ def still_inductive(ts: Any, mutant: Mutant, proved: Sequence[str | Any], deadli
             answer = {UNSAT: z3.unsat, SAT: z3.sat}.get(verdict, z3.unknown)
         return bool(answer == z3.unsat)
 
-    every = z3.Not(z3.And(*(fact for _, fact in goals)))
-    for code, case in cases:
-        if not settled(code, case, every, ind._fresh([st.relation, *assume, *case, every])):
-            return f"the invariants are not shown kept by {ts.actions[code].name} under the mutant"
+    for code, a in enumerate(ts.actions):
+        facts = goals if a.name in changed else again
+        if a.parts is not None or not facts:
+            continue
+        bad = z3.Not(z3.And(*facts))
+        for player in (0, 1):
+            case = [st.act == code, st.pre.tp == player]
+            if not settled(code, case, bad, ind._fresh([st.relation, *assume, *case, bad])):
+                return f"the invariants are not shown kept by {a.name} under the mutant"
     return None
 
 
 def _proof_kept(
-    ts: Any, mutant: Mutant, invariants: list[Any], lemmas: Sequence[str], deadline: float | None
+    ts: Any,
+    mutant: Mutant,
+    invariants: list[Any],
+    lemmas: Sequence[str],
+    deadline: float | None,
+    original: tuple[list[Any], list[Any]] | None = None,
 ) -> dict[str, Any] | None:
     """The survival of a mutant under which the rules' proof of every invariant still holds (`still_inductive`):
     every invariant proved for all depths, so no search can violate one; None when that is not shown."""
@@ -1078,7 +1122,7 @@ def _proof_kept(
     if not lemmas or not {p.name for p in invariants} <= set(lemmas):
         return None
     try:
-        why = still_inductive(ts, mutant, lemmas, deadline)
+        why = still_inductive(ts, mutant, lemmas, deadline, original)
     except Stopped:
         return None
     if why is not None:
@@ -1137,6 +1181,8 @@ def kill(
     deadline = None if timeout is None else time.monotonic() + timeout
     invariants = [p for p in PROPERTIES if p.kind == "always"]
     verdicts: dict[str, str] = {}
+    whole = bool(lemmas) and {p.name for p in invariants} <= set(lemmas)
+    original = proof_terms(rules, lemmas) if prove and whole and mutant.kind == "compare" else None
     with activated(mutant):
         ts = TransitionSystem(rules)
         try:
@@ -1159,7 +1205,7 @@ def kill(
                         kill_kind="violated",
                         length=best.length,
                     )
-                proof = _proof_kept(ts, mutant, invariants, lemmas, deadline) if prove else None
+                proof = _proof_kept(ts, mutant, invariants, lemmas, deadline, original) if prove else None
                 if proof is not None:
                     proof["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
                     return proof

@@ -470,6 +470,12 @@ def test_the_rules_proof_is_asked_again_of_the_mutants_own_steps_only() -> None:
             why = mu.still_inductive(TransitionSystem(Rules()), m, [CHAIN_HAS_A_LINK])
         assert (why is None) == kept, (mid, why)
         assert kept or why == "the invariants are not shown kept by resolve under the mutant"
+    # a comparison: the actions that run its function are asked every fact, the others what the mutant changed
+    original = mu.proof_terms(Rules(), [CHAIN_HAS_A_LINK])
+    m = mu.mutant_by_id("compare:set_spell_trap:0")
+    assert mu.actions_of(m) == ["set_spell_trap"]
+    with mu.activated(m):
+        assert mu.still_inductive(TransitionSystem(Rules()), m, [CHAIN_HAS_A_LINK], original=original) is None
     m = mu.mutant_by_id("drop:normal_draw:3")
     with mu.activated(m):
         why = mu.still_inductive(TransitionSystem(Rules()), m, ["first-turn-no-draw"])

@@ -47,14 +47,17 @@ different result, a branch for another rule set).
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
 1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):
    each baseline play is replayed under the mutant (milliseconds), and a witness its play still reaches is
-   reached; the others are searched by bounded model checking, one property at a time, shortest first, and
-   the first one lost ends the check (measured, `--only normal_draw`: the three mutants killed by a lost
-   `reach-turn-3` in 56 to 60 s each with the invariants' search first, their witness search takes 2 s);
+   reached;
 2. the bounded search for a violation of any invariant, from the initial state, without lemmas (nothing
    proved for the rules as written holds for the mutant until proved again), deepening to the smaller of the
    bound and `PROBE_DEPTH` and stopping after the first depth where an invariant is violated: a kill needs one
    certified trace, and most kills are shallow (without lemmas each depth costs more: all invariants to
-   depth 4 in 4 s, 5 in 7 s, 6 in 13 s, 8 in 55 s under a mutant that violates none);
+   depth 4 in 4 s, 5 in 7 s, 6 in 13 s, 8 in 55 s under a mutant that violates none); then the witnesses
+   whose play broke, searched by bounded model checking, one property at a time, shortest first, the first
+   one lost ending the check (a lost witness refuted at every depth to 12 can take two minutes where the
+   shallow search finds the violation the same mutant makes in seconds: measured on `turn > 1` read as
+   `turn >= 1` in the drawing rule, 124 s by `reach-battle-destroyed-trigger` lost, against one step for
+   `first-turn-no-draw`);
 3. when every invariant was proved for the rules as written, that proof asked again of the mutant's own steps
    (`still_inductive`: the mutant changes one action's body, every other step is as the proof saw it): if it
    still holds, every invariant is proved for all depths under the mutant, which survives at once (measured:
@@ -933,8 +936,14 @@ def _witness_stage(
     searched, one property at a time (its cases the play no longer reaches), the shortest in the baseline
     first, each on a solver of its own; the first witness lost (refuted at every depth, or unreachable) ends
     the stage: the mutant is killed."""
+    out, todo = _witness_replays(ts, found, plays, depth)
+    return out + _witness_search(ts, todo, found, depth, solver, deadline)
+
+
+def _witness_replays(ts: Any, found: dict[str, int], plays: dict[str, Play], depth: int) -> tuple[list[Any], list[Any]]:
+    """The witnesses the baseline's plays still reach under the mutant (found), and the properties cut down to
+    the cases whose play breaks (to search)."""
     from duelcheck.engines.base import Result, Trace
-    from duelcheck.engines.bmc import BMC
     from duelcheck.engines.shrink import reaches
     from duelcheck.model.system import Step
 
@@ -953,6 +962,17 @@ def _witness_stage(
             out.append(Result(p.name, c.label, "sometimes", "found", depth, 0.0, "replay", trace, note))
         if left:
             todo.append(dataclasses.replace(p, checks=tuple(left)))
+    return out, todo
+
+
+def _witness_search(
+    ts: Any, todo: list[Any], found: dict[str, int], depth: int, solver: str, deadline: float | None
+) -> list[Any]:
+    """The witnesses whose play broke, searched one property at a time, the shortest in the baseline first; the
+    first one lost ends the search."""
+    from duelcheck.engines.bmc import BMC
+
+    out: list[Any] = []
     labels = {p.name: [f"{p.name}[{c.label}]" if c.label else p.name for c in p.checks] for p in todo}
     for p in sorted(todo, key=lambda p: (min(found[label] for label in labels[p.name]), p.name)):
         results = BMC(ts, solver, None, [], deadline, 1).run([p], depth)
@@ -1186,25 +1206,27 @@ def kill(
     with activated(mutant):
         ts = TransitionSystem(rules)
         try:
-            # the witnesses first: the baseline's plays replayed (milliseconds), a search only where one breaks
-            results = _witness_stage(ts, found, plays or {}, depth, solver, deadline)
+            # the witnesses first: the baseline's plays replayed (milliseconds); then the shallow search for a
+            # violation (most kills are shallow), and only then a search for the witnesses whose play broke
+            results, todo = _witness_replays(ts, found, plays or {}, depth)
+            probe = min(depth, PROBE_DEPTH)
+            probed = _probe(ts, invariants, probe, solver, deadline)
+            kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
+            # what the probe left open: no answer, or a violation the concrete interpreter does not confirm
+            unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
+            if kills:
+                best = min(kills, key=_first)
+                return _outcome(
+                    "killed",
+                    f"violated at step {best.length} (minimal)"
+                    + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
+                    {r.label: f"violated ({r.length})" for r in kills},
+                    killed_by=best.label,
+                    kill_kind="violated",
+                    length=best.length,
+                )
+            results += _witness_search(ts, todo, found, depth, solver, deadline)
             if not any(r.verdict in ("not-found", "unreachable") for r in results):
-                probe = min(depth, PROBE_DEPTH)
-                probed = _probe(ts, invariants, probe, solver, deadline)
-                kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
-                # what the probe left open: no answer, or a violation the concrete interpreter does not confirm
-                unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
-                if kills:
-                    best = min(kills, key=_first)
-                    return _outcome(
-                        "killed",
-                        f"violated at step {best.length} (minimal)"
-                        + "".join(f"; also {r.label}" for r in sorted(kills, key=_first) if r is not best),
-                        {r.label: f"violated ({r.length})" for r in kills},
-                        killed_by=best.label,
-                        kill_kind="violated",
-                        length=best.length,
-                    )
                 proof = _proof_kept(ts, mutant, invariants, lemmas, deadline, original) if prove else None
                 if proof is not None:
                     proof["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})

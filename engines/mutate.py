@@ -47,7 +47,11 @@ different result, a branch for another rule set).
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
 1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):
    each baseline play is replayed under the mutant (milliseconds), and a witness its play still reaches is
-   reached;
+   reached; along the same plays, and the plays of the witnesses beyond the bound, every invariant is checked
+   concretely after every step, and the first violation kills the mutant (its trace the play up to there,
+   certified and shortened by delta debugging, not proved minimal): a mutant that changes what the rules' own
+   plays do is caught where it does, without a search (measured: `a > t_atk` read as `>=` in the damage
+   table, unknown after 120 s of searching, killed on the play to a 0-ATK battle at step 11);
 2. the bounded search for a violation of any invariant, from the initial state, without lemmas (nothing
    proved for the rules as written holds for the mutant until proved again), deepening to the smaller of the
    bound and `PROBE_DEPTH` and stopping after the first depth where an invariant is violated: a kill needs one
@@ -998,16 +1002,68 @@ def _deep_stage(ts: Any, props: list[Any], plays: dict[str, Play], solver: str, 
     return None
 
 
+def _shortened(ts: Any, r: Any) -> Any:
+    """A certified violation's trace shortened by delta debugging (engines/shrink.py), the violation read as a
+    witness to reach; the shorter trace only if it is certified too."""
+    from duelcheck.engines.kind import negation
+    from duelcheck.engines.shrink import shrink
+    from duelcheck.properties import BY_NAME
+
+    check = next(c for c in BY_NAME[r.prop].checks if c.label == r.case)
+    short = shrink(ts, dataclasses.replace(negation(check), kind="sometimes"), r.trace, DEEP_SHRINK)
+    if len(short) < len(r.trace) and _certified(ts, dataclasses.replace(r, trace=short)):
+        return short
+    return r.trace
+
+
+def _replay_violation(ts: Any, invariants: list[Any], plays: dict[str, Play]) -> Any:
+    """The rules' own plays (the baseline's witnesses, and those beyond the bound) replayed under the mutant, each
+    invariant checked concretely after every step (milliseconds): the first violation, certified, its trace the
+    play up to there shortened by delta debugging; None when every step of every play keeps every invariant.
+    A mutant that changes what a play the rules make does (an equal-ATK battle won by the attacker) is caught
+    on the step where it does, without a search."""
+    from duelcheck.engines.base import Result, Trace
+    from duelcheck.model.system import Step
+    from duelcheck.properties.catalog import ActionView
+
+    checks = [(p, c) for p in invariants for c in p.checks]
+    for label in sorted(plays):
+        state = ts.init()
+        steps = [Step("init", {}, state)]
+        moves: list[tuple[str | None, dict[str, Any]]] = [(None, {}), *plays[label]]
+        for name, params in moves:
+            pre = state
+            if name is not None:
+                out = ts.apply(state, name, params)
+                if not out.ok or out.state is None:
+                    break
+                state = out.state
+                steps.append(Step(name, dict(params), state))
+            act = None if name is None else ActionView(name, params, symbolic=False)
+            for p, c in checks:
+                if c.on == "step" and act is None:
+                    continue
+                if c.eval(pre, act, state) if c.on == "step" else c.eval(None, None, state):
+                    continue
+                r = Result(p.name, c.label, "always", "violated", len(steps) - 1, 0.0, "replay", Trace(list(steps)))
+                if not _certified(ts, r):
+                    continue
+                trace = _shortened(ts, r)
+                note = (
+                    f"found on the play reaching {label} replayed under the mutant, step {len(steps) - 1}; "
+                    f"shortened to {len(trace)} by delta debugging; not proved minimal"
+                )
+                return dataclasses.replace(r, trace=trace, note=note)
+    return None
+
+
 def _deep_search(
     ts: Any, props: list[Any], plays: dict[str, Play], walks: int, solver: str, deadline: float | None
 ) -> Any:
     """`_deep_stage` from the states of the plays and of `walks` random plays."""
     from duelcheck.engines.base import Trace
     from duelcheck.engines.bmc import BMC
-    from duelcheck.engines.kind import negation
-    from duelcheck.engines.shrink import shrink
     from duelcheck.engines.sim import play_states
-    from duelcheck.properties import BY_NAME
 
     starts, how = play_states(ts, plays, walks, DEEP_WALK_LENGTH, DEEP_SEED)
     if not starts or not props:
@@ -1022,13 +1078,8 @@ def _deep_search(
         trace = Trace([*before, *tail.steps[1:]])
         if not _certified(ts, dataclasses.replace(r, trace=trace)):
             continue
-        # shortened by delta debugging (engines/shrink.py), the violation read as a witness to reach
-        check = next(c for c in BY_NAME[r.prop].checks if c.label == r.case)
-        short = shrink(ts, dataclasses.replace(negation(check), kind="sometimes"), trace, DEEP_SHRINK)
-        if len(short) < len(trace) and _certified(ts, dataclasses.replace(r, trace=short)):
-            trace, found = short, len(trace)
-        else:
-            found = len(trace)
+        found = len(trace)
+        trace = _shortened(ts, dataclasses.replace(r, trace=trace))
         note = (
             f"found from step {len(before) - 1} of {label} under the mutant, {len(tail)} step(s) on, {found} steps "
             "in all; "
@@ -1206,9 +1257,21 @@ def kill(
     with activated(mutant):
         ts = TransitionSystem(rules)
         try:
-            # the witnesses first: the baseline's plays replayed (milliseconds); then the shallow search for a
-            # violation (most kills are shallow), and only then a search for the witnesses whose play broke
+            # the witnesses first: the baseline's plays replayed (milliseconds), every invariant checked along
+            # them; then the shallow search for a violation (most kills are shallow), and only then a search for
+            # the witnesses whose play broke
             results, todo = _witness_replays(ts, found, plays or {}, depth)
+            # the rules' own plays replayed under the mutant, every invariant checked along them (milliseconds)
+            seen = _replay_violation(ts, invariants, {**(plays or {}), **(deep or {})})
+            if seen is not None:
+                return _outcome(
+                    "killed",
+                    f"violated at step {seen.length}; {seen.note}",
+                    {seen.label: f"violated ({seen.length})"},
+                    killed_by=seen.label,
+                    kill_kind="violated",
+                    length=seen.length,
+                )
             probe = min(depth, PROBE_DEPTH)
             probed = _probe(ts, invariants, probe, solver, deadline)
             kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]

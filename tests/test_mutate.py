@@ -480,3 +480,33 @@ def test_the_rules_proof_is_asked_again_of_the_mutants_own_steps_only() -> None:
     with mu.activated(m):
         why = mu.still_inductive(TransitionSystem(Rules()), m, ["first-turn-no-draw"])
     assert why == "first-turn-no-draw fails in the initial state or the first step under the mutant"
+
+
+# an equal-ATK battle as the baseline finds it (11 steps): a monster of 6400 ATK each side, turn 2 attacks
+EQUAL_ATK_BATTLE: list[tuple[str, dict[str, Any]]] = [
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 64, "defv": 0, "eff": 0, "mkind": 0}),
+    ("end_steps", {"choice": TO_END}),
+    ("normal_draw", {}),
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 64, "defv": 0, "eff": 0, "mkind": 0}),
+    ("end_steps", {"choice": TO_BATTLE}),
+    ("declare_attack", {"tzone": 0, "zone": 0}),
+    ("end_step", {"choice": NO_CHOICE}),
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("end_step", {"choice": NO_CHOICE}),
+]
+
+
+def test_the_rules_own_plays_replayed_under_a_mutant_show_its_violation_without_a_search() -> None:
+    """`a != 0` read as `a == 0` in the damage table's equal-ATK row: the play the rules make to an equal-ATK
+    battle, replayed under the mutant, breaks the damage table at its damage calculation (the last step); the
+    rules as written keep every invariant along the same play."""
+    invariants = [BY_NAME["battle-damage-table"], BY_NAME["card-conservation"], BY_NAME["well-formed"]]
+    ts = TransitionSystem(Rules())
+    assert mu._replay_violation(ts, invariants, {"equal": EQUAL_ATK_BATTLE}) is None
+    with mu.activated(mu.mutant_by_id("compare:damage_calculation:4")):
+        mts = TransitionSystem(Rules())
+        r = mu._replay_violation(mts, invariants, {"equal": EQUAL_ATK_BATTLE})
+    assert r is not None and r.label == "battle-damage-table" and r.length == len(EQUAL_ATK_BATTLE)
+    assert r.note.startswith("found on the play reaching equal replayed under the mutant, step 11")

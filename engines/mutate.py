@@ -448,6 +448,7 @@ class CompareSite:
     line: str
     text: str
     op: str
+    scored: bool = True  # False inside a guard that bounds the model's encoding (model range, model catalogue)
 
     @property
     def twin(self) -> str:
@@ -518,9 +519,20 @@ def _compare_sites() -> tuple[CompareSite, ...]:
     for name, fn in functions.items():
         if name not in reached:
             continue
+        bounds = {  # the comparisons of a guard whose reason says it bounds the model's encoding
+            id(n)
+            for call in ast.walk(fn)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "require"
+            if len(call.args) > 1 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+            if call.args[1].value.startswith(EXCLUDED_PREFIXES)
+            for n in ast.walk(call.args[0])
+        }
         for i, (node, j) in enumerate(_comparisons(fn)):
             text = ast.get_source_segment("\n".join(source), node) or ""
-            out.append(CompareSite(name, i, f"{path}:{node.lineno}", " ".join(text.split()), SYMBOL[type(node.ops[j])]))
+            words = " ".join(text.split())
+            out.append(
+                CompareSite(name, i, f"{path}:{node.lineno}", words, SYMBOL[type(node.ops[j])], id(node) not in bounds)
+            )
     return tuple(out)
 
 
@@ -618,7 +630,7 @@ def all_mutants(rules: Rules | None = None) -> list[Mutant]:
         if w.player
     ]
     out += [
-        Mutant(f"compare:{c.function}:{c.index}", "compare", c.function, c.index, c.words, True, c.line)
+        Mutant(f"compare:{c.function}:{c.index}", "compare", c.function, c.index, c.words, c.scored, c.line)
         for c in compare_sites()
     ]
     out += [Mutant(f"semantic:{m.name}", "semantic", m.action, -1, m.models, True) for m in SEMANTIC]

@@ -680,8 +680,11 @@ def _deck_out(s: State, a: ActionView, t: State) -> Val:
     hand, until = s.g("hand", tp), s.r.draw_until
     wanted = 1 if until == 0 else k.ite(hand < until, until - hand, 1, w=s.schema["hand"].width)
     empty_draw = k.and_(a.is_("normal_draw"), s.g("deck", tp) < wanted)
+    drawn = k.and_(a.is_("normal_draw"), k.not_(s.g("deck", tp) < wanted))
     return k.and_(
         k.implies(empty_draw, t.g("winner") == winner_if_loses(s, tp)),
+        # and only then: a deck that holds the cards to draw gives them, and the duel goes on
+        k.implies(drawn, k.and_(t.g("winner") == s.g("winner"), t.g("deck", tp) == s.g("deck", tp) - wanted)),
         t.g("deck", 0) >= 0,
         t.g("deck", 1) >= 0,
     )
@@ -690,7 +693,8 @@ def _deck_out(s: State, a: ActionView, t: State) -> Val:
 always(
     "deck-out-loses",
     "6.3.1",
-    "A player who must make the normal draw from an empty deck loses the duel; a deck never goes below 0.",
+    "A player who must make the normal draw from an empty deck loses the duel, and only then: a deck that holds "
+    "the cards drawn gives them and the duel goes on; a deck never goes below 0.",
     step(_deck_out),
 )
 

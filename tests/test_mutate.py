@@ -390,6 +390,9 @@ def test_comparison_sites_are_the_rules_comparisons_not_the_judge_s_words_or_the
     assert "duel_over" not in functions and "_monsters" not in functions
     m = mu.mutant_by_id("compare:damage_calculation:1")
     assert m.reason.startswith("`a > t_atk` with > read as >=") and mu.actions_of(m) == ["pass", "end_step"]
+    # a comparison inside a guard that bounds the model's encoding (ATK up to 9000) is left out like the guard
+    bound = mu.mutant_by_id("compare:require_stats:1")
+    assert bound.reason.startswith("`atk <= ATK_CAP`") and not bound.scored
     chosen, _ = mu.select_mutants(only="normal_draw", kinds=("compare",))
     assert {m.action for m in chosen} >= {"normal_draw", "live", "draw_count"}
 
@@ -510,3 +513,13 @@ def test_the_rules_own_plays_replayed_under_a_mutant_show_its_violation_without_
         r = mu._replay_violation(mts, invariants, {"equal": EQUAL_ATK_BATTLE})
     assert r is not None and r.label == "battle-damage-table" and r.length == len(EQUAL_ATK_BATTLE)
     assert r.note.startswith("found on the play reaching equal replayed under the mutant, step 11")
+
+
+def test_a_player_who_loses_with_a_card_left_is_caught_by_deck_out_loses() -> None:
+    """`deck < count` read as `deck <= count` in the normal draw: the last card's draw loses the duel. Survived
+    the first comparison run (deck-out-loses said only that an empty deck loses); with a deck of one card after
+    the opening hand, turn 2's draw shows it at once."""
+    rules = Rules(deck_size=6, starting_hand=5)
+    got = mu.kill(rules, mu.mutant_by_id("compare:normal_draw:1", rules), 4, {}, prove=False)
+    assert (got["status"], got["killed_by"]) == ("killed", "deck-out-loses"), got
+    assert got["length"] <= 3

@@ -1032,14 +1032,19 @@ always(
 )
 
 
-def _flip_summon(s: State, a: ActionView, t: State) -> Val:
-    """Seed 000 (battle positions): a Flip Summon turns the turn player's face-down monster face-up in Attack
-    Position."""
+def _flipped_face_up(s: State, a: ActionView, t: State) -> Val:
+    """The turn player's face-down monster in the action's zone is face-up in Attack Position after the step."""
     k, tp = s.k, s.tp
     z = a.p("zone")
     before = k.and_(s.g("m_occ", tp, z), k.not_(s.g("m_up", tp, z)))
     after = k.and_(t.g("m_occ", tp, z), t.g("m_up", tp, z), k.not_(t.g("m_def", tp, z)))
-    return k.implies(a.is_("flip_summon"), k.and_(before, after))
+    return k.and_(before, after)
+
+
+def _flip_summon(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (battle positions): a Flip Summon turns the turn player's face-down monster face-up in Attack
+    Position."""
+    return s.k.implies(a.is_("flip_summon"), _flipped_face_up(s, a, t))
 
 
 always(
@@ -1382,9 +1387,7 @@ sometimes(
 
 def _flip_summoned(s: State, a: ActionView, t: State) -> Val:
     """The turn player's Flip Summon turns one of their face-down monsters face-up in Attack Position."""
-    k, tp, z = s.k, s.tp, a.p("zone")
-    before = k.and_(s.g("m_occ", tp, z), k.not_(s.g("m_up", tp, z)))
-    return k.and_(a.is_("flip_summon"), before, t.g("m_occ", tp, z), t.g("m_up", tp, z), k.not_(t.g("m_def", tp, z)))
+    return s.k.and_(a.is_("flip_summon"), _flipped_face_up(s, a, t))
 
 
 def _position_changed(s: State, a: ActionView, t: State) -> Val:

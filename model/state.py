@@ -183,13 +183,23 @@ class State:
     def g(self, name: str, *idx: Val) -> Val:
         if not self.k.symbolic or all(isinstance(i, int) for i in idx):  # concrete indices: one look-up
             got = self.v.get((name, *idx), _MISSING)
-            if got is _MISSING:
-                return self.schema[name].zero()  # out of range: a don't-care behind a false guard
+            if got is _MISSING:  # past the last cell (a don't-care behind a false guard under the rules)
+                return self._past_end(name, idx)
             return got
         spec = self.schema[name]
         pos = next(j for j, i in enumerate(idx) if not isinstance(i, int))
         options = [self.g(name, *idx[:pos], c, *idx[pos + 1 :]) for c in range(spec.dims[pos])]
         return self.k.sel(options, idx[pos])
+
+    def _past_end(self, name: str, idx: tuple[Val, ...]) -> Val:
+        """A read past the last cell reads the last cell, in both semantics (the symbolic look-up `Kit.sel`
+        does so for an index it cannot fold): a guard dropped or a bound changed by a mutant may expose such
+        a read, and the concrete interpreter must then agree with the solver's terms."""
+        spec = self.schema[name]
+        if len(idx) != len(spec.dims):
+            return spec.zero()
+        last = tuple(i if 0 <= i < d else d - 1 for i, d in zip(idx, spec.dims, strict=True))
+        return self.v.get((name, *last), spec.zero())
 
     def row(self, name: str, p: Val) -> list[Val]:
         """The per-zone values of player p."""

@@ -27,6 +27,7 @@ from duelcheck.model.cards import (
     NO_CHOICE,
     POINTS,
     SPELLS,
+    STOP,
     TARGETED,
     TO_END,
     TO_MAIN2,
@@ -333,6 +334,11 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                     k.one_of(s.g("c_eff", j), [int(e) for e in Effect]),
                     k.one_of(s.g("c_cost", j), [int(c) for c in Cost]),
                     k.implies(s.g("c_eff", j) == Effect.NEGATE, j > 0),
+                    # a link whose effect takes no target records none (its trace names no target)
+                    k.implies(
+                        k.not_(k.one_of(s.g("c_eff", j), TARGETED)),
+                        k.and_(*(s.g(f, j) == 0 for f in ("c_tp", "c_ta", "c_tz"))),
+                    ),
                     k.or_(
                         k.and_(is_card, zone >= 0, zone < sz, k.implies(k.not_(s.g("c_gone", j)), card_there)),
                         k.and_(monster_link, k.not_(s.g("c_gone", j)), s.g("c_cost", j) == 0),
@@ -1231,6 +1237,77 @@ def _ends_battle_phase(s: State, a: ActionView, t: State) -> Val:
     return k.implies(k.and_(added, eff == Effect.END_BATTLE_PHASE), s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
 
 
+def _cost_paid(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (costs; the chain example: Magic Jammer discards a card, Seven Tools pays 1000 LP): an activation
+    pays the cost its link records, that and nothing else: a Spell from the hand leaves the hand, a discard
+    cost sends one more card from the hand to the Graveyard, an LP cost takes 1000 LP; the opponent pays
+    nothing."""
+    k = s.k
+    added, kind, _, owner = _new_link(s, t)
+    act = k.and_(a.is_("activate"), added)
+    opp = s.other(owner)
+    cost = t.g("c_cost", s.g("chain_len"))
+    from_hand = k.and_(a.p("zone") == HAND, k.not_(k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))))
+    discard = cost == Cost.DISCARD
+    wh, wg = s.schema["hand"].width, s.schema["gy"].width
+    hand_out = k.ite(from_hand, 1, 0, w=wh) + k.ite(discard, 1, 0, w=wh)
+    paid = k.and_(
+        t.g("hand", owner) == s.g("hand", owner) - hand_out,
+        t.g("gy", owner) == s.g("gy", owner) + k.ite(discard, 1, 0, w=wg),
+        t.g("lp", owner) == s.g("lp", owner) - k.ite(cost == Cost.PAY_LP, LP_COST, 0, w=s.schema["lp"].width),
+        *(t.g(name, opp) == s.g(name, opp) for name in ("hand", "gy", "lp")),
+    )
+    return k.implies(act, paid)
+
+
+def _target_is_another_card(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (the chain example: Mystical Space Typhoon targets Royal Decree): a card that targets a Spell or
+    Trap targets another card, never itself."""
+    k = s.k
+    added, _, eff, owner = _new_link(s, t)
+    i = s.g("chain_len")
+    own_card = k.and_(t.g("c_ta", i) == 1, t.g("c_tp", i) == owner, t.g("c_tz", i) == t.g("c_zone", i))
+    card = k.not_(k.one_of(t.g("c_kind", i), MONSTER_KINDS))
+    return k.implies(k.and_(a.is_("activate"), added, card, k.one_of(eff, TARGETED)), k.not_(own_card))
+
+
+def _attack_target(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2 (and seed 000, battle): an attack targets a monster the opponent controls, or the opponent
+    directly when they control none; 6.3.4.2.1: so does the new target chosen after a replay (or the attack
+    stops)."""
+    k = s.k
+    opp = s.other(s.tp)
+    tz = a.p("tzone")
+    chooses = k.or_(a.is_("declare_attack"), k.and_(a.is_("replay_select"), tz != STOP))
+    none = s.monsters(opp) == 0
+    monster = k.or_(*(k.and_(tz == z, s.g("m_occ", opp, z)) for z in range(s.r.monster_zones)))
+    return k.implies(chooses, k.ite(none, tz == DIRECT, monster))
+
+
+always(
+    "costs-paid-on-activation",
+    "seed 000 (costs, chain example)",
+    "An activation pays the cost it records and nothing else: a discard sends a card from the hand to the "
+    "Graveyard, an LP cost takes 1000 LP; a Spell from the hand leaves the hand; the opponent pays nothing.",
+    step(_cost_paid),
+)
+
+always(
+    "target-is-another-card",
+    "seed 000 (chain example)",
+    "A Spell or Trap that targets a Spell or Trap targets another card, never itself.",
+    step(_target_is_another_card),
+)
+
+always(
+    "attack-targets",
+    "6.3.4.2, 6.3.4.2.1",
+    "An attack declaration, and the new target chosen after a replay, name a monster the opponent controls, or "
+    "the opponent directly when they control none.",
+    step(_attack_target),
+)
+
+
 always(
     "activation-sources",
     "seed 000 (Spells and Traps, monster effects), 6.3.4.4",
@@ -1402,6 +1479,88 @@ def _spell_trap_set(s: State, a: ActionView, t: State) -> Val:
     k, tp = s.k, s.tp
     placed = k.or_(*(k.and_(k.not_(s.g("s_occ", tp, z)), t.g("s_occ", tp, z)) for z in range(s.r.spell_trap_zones)))
     return k.and_(a.is_("set_spell_trap"), t.g("hand", tp) == s.g("hand", tp) - 1, placed)
+
+
+def _speed_is(k: Any, kind: Val, sp: int) -> Val:
+    """Seed 000 (spell speeds), read here on its own: speed 1 (Normal, Continuous, Equip, Field and Ritual
+    Spells, Ignition effects), 3 (Counter Traps), 2 (the rest: Quick-Play Spells, Normal and Continuous Traps,
+    Quick effects)."""
+    one = k.one_of(kind, [int(x) for x in SPEED_1])
+    three = kind == Kind.COUNTER_TRAP
+    return {1: one, 2: k.and_(k.not_(one), k.not_(three)), 3: three}[sp]
+
+
+def _response(answers: int | None, sp: int) -> StepPred:
+    """An activation of speed `sp` as chain link 1 (`answers` None), or answering a link of speed `answers`."""
+
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        added, kind, _, _ = _new_link(s, t)
+        i = s.g("chain_len")
+        base = k.and_(a.is_("activate"), added, _speed_is(k, kind, sp))
+        if answers is None:
+            return k.and_(base, i == 0)
+        return k.and_(base, i > 0, _speed_is(k, s.g("c_kind", i - 1), answers))
+
+    return pred
+
+
+sometimes(
+    "reach-every-chain-response",
+    "seed 000 (chains and spell speeds)",
+    "A Spell Speed 1 card starts a chain; a Spell Speed 2 card answers a speed-1 and a speed-2 link; a Counter "
+    "Trap answers a Counter Trap.",
+    step(_response(None, 1), "speed-1-starts-a-chain"),
+    step(_response(1, 2), "speed-2-answers-speed-1"),
+    step(_response(2, 2), "speed-2-answers-speed-2"),
+    step(_response(3, 3), "speed-3-answers-speed-3"),
+)
+
+
+def _damage_step_activation(phases: tuple[Phase, ...], what: Callable[[State, Val, Val], Val]) -> StepPred:
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        added, kind, eff, _ = _new_link(s, t)
+        return k.and_(a.is_("activate"), added, s.is_phase(*phases), what(s, kind, eff))
+
+    return pred
+
+
+sometimes(
+    "reach-damage-step-activations",
+    "6.3.4.3",
+    "In the Damage Step an ATK change is activated before damage calculation, a negating effect that is not a "
+    "Counter Trap is activated, and a Counter Trap is activated after damage calculation.",
+    step(
+        _damage_step_activation((Phase.DMG_START, Phase.DMG_BEFORE), lambda s, kind, eff: eff == Effect.CHANGE_ATK),
+        "atk-change-before-calculation",
+    ),
+    step(
+        _damage_step_activation(
+            DAMAGE_STEP, lambda s, kind, eff: s.k.and_(eff == Effect.NEGATE, kind != Kind.COUNTER_TRAP)
+        ),
+        "negation-not-counter-trap",
+    ),
+    step(
+        _damage_step_activation((Phase.DMG_AFTER, Phase.DMG_END), lambda s, kind, eff: kind == Kind.COUNTER_TRAP),
+        "counter-trap-after-calculation",
+    ),
+)
+
+
+def _reselects(s: State, a: ActionView, t: State) -> Val:
+    return a.is_("replay_select")
+
+
+sometimes(
+    "reach-every-replay-choice",
+    "6.3.4.2.1",
+    "After a replay the attacker chooses another monster the opponent controls, attacks directly when they "
+    "control none, or stops the attack.",
+    step(lambda s, a, t: s.k.and_(_reselects(s, a, t), a.p("tzone") < s.r.monster_zones), "new-target"),
+    step(lambda s, a, t: s.k.and_(_reselects(s, a, t), a.p("tzone") == DIRECT), "direct"),
+    step(lambda s, a, t: s.k.and_(_reselects(s, a, t), a.p("tzone") == STOP), "stop"),
+)
 
 
 sometimes(

@@ -127,6 +127,7 @@ DEFAULT_DEPTH = 12  # the bound of the kill stage; deeper bounds kill more and c
 PROBE_DEPTH = 5  # the first stage's bounded search for a violation stops here (or at the bound, if smaller)
 DEEP_DEPTH = 4  # the last stage's search from the states of the rules' own plays goes this many steps on
 DEEP_WALKS, DEEP_WALK_LENGTH, DEEP_SEED = 3, 300, 7  # and from the states of these random plays under the mutant
+BEYOND = 4  # the baseline's search goes this many steps past the bound for the witnesses it has not reached
 DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
 KINDS = ("drop", "negate", "write", "swap", "compare", "semantic")
@@ -842,10 +843,12 @@ def same_steps(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> t
 
 
 def baseline(
-    rules: Rules, depth: int, lemmas: list[str], solver: str = "auto"
-) -> tuple[dict[str, int], dict[str, Play]]:
+    rules: Rules, depth: int, lemmas: list[str], solver: str = "auto", beyond: int = 0
+) -> tuple[dict[str, int], dict[str, Play], dict[str, Play]]:
     """The witnesses the rules as written reach within the bound, each with its minimal length, and the play
-    that reaches it (bounded model checking with the proved invariants as lemmas)."""
+    that reaches it (bounded model checking with the proved invariants as lemmas); and the plays of the
+    witnesses the same search reaches in up to `beyond` steps more (the last stage's starting points and the
+    deep witnesses a mutant may provably lose, never witnesses a mutant must reach within the bound)."""
     from duelcheck.engines.bmc import BMC
     from duelcheck.model.system import TransitionSystem
     from duelcheck.properties import PROPERTIES
@@ -854,9 +857,14 @@ def baseline(
         raise InternalError("the baseline is the rules as written, with no mutant active")
     witnesses = [p for p in PROPERTIES if p.kind == "sometimes"]
     bmc = BMC(TransitionSystem(rules), solver, None, lemma_checks(lemmas), None, 1, together=True)
-    results = [r for r in bmc.run(witnesses, depth) if r.verdict == "found" and r.length is not None]
+    results = [r for r in bmc.run(witnesses, depth + beyond) if r.verdict == "found" and r.length is not None]
     plays = {r.label: [(st.action, dict(st.params)) for st in r.trace.steps[1:]] for r in results if r.trace}
-    return {r.label: r.length for r in results if r.length is not None}, plays
+    within = {r.label: r.length for r in results if r.length is not None and r.length <= depth}
+    return (
+        within,
+        {label: play for label, play in plays.items() if label in within},
+        {label: play for label, play in plays.items() if label not in within},
+    )
 
 
 def deep_plays(rules: Rules, found: dict[str, int]) -> dict[str, Play]:
@@ -995,6 +1003,48 @@ def _witness_search(
         out += results
         if any(r.verdict in ("not-found", "unreachable") for r in results):
             break
+    return out
+
+
+def never_taken(ts: Any, check: Check) -> bool:
+    """Whether a witness's step check holds on no step of the system from any state at all (one solver
+    question over the fine transition relation, with no invariant assumed: sound under any rules, a mutant's
+    too). A state check is never answered so (False)."""
+    from duelcheck.properties.catalog import ActionView
+
+    if check.on != "step":
+        return False
+    st = ts.sym_step(ts.sym_state("@nt"), "@nt1", fine=True)
+    hit = check.eval(st.pre, ActionView(st.act, st.params, symbolic=True), st.post)
+    if isinstance(hit, bool):
+        return not hit
+    solver = z3.SolverFor("QF_BV")
+    solver.set("rlimit", EQUIVALENCE_RLIMIT)
+    solver.add(st.relation, hit)
+    return bool(solver.check() == z3.unsat)
+
+
+def _lost_beyond(ts: Any, found: dict[str, int], deep: dict[str, Play]) -> list[Any]:
+    """The witnesses the rules reach only beyond the bound (by the plays of `deep`) that the mutant provably
+    loses: the play breaks under the mutant and no step from any state takes the witness's step (`never_taken`).
+    Each is an `unreachable` result, proved for all depths."""
+    from duelcheck.engines.base import Result
+    from duelcheck.engines.shrink import reaches
+    from duelcheck.properties import PROPERTIES
+
+    out = []
+    for p in PROPERTIES:
+        if p.kind != "sometimes":
+            continue
+        for c in p.checks:
+            label = f"{p.name}[{c.label}]" if c.label else p.name
+            if label in found or label not in deep or reaches(ts, c, ts.init(), deep[label]) is not None:
+                continue
+            if never_taken(ts, c):
+                note = "no step from any state takes it (one solver question, no invariant assumed)"
+                bound = len(deep[label])
+                lost = Result(p.name, c.label, "sometimes", "unreachable", bound, 0.0, "smt", None, note, proved=True)
+                out.append(lost)
     return out
 
 
@@ -1302,6 +1352,9 @@ def kill(
                 )
             results += _witness_search(ts, todo, found, depth, solver, deadline)
             if not any(r.verdict in ("not-found", "unreachable") for r in results):
+                # a witness the rules reach only beyond the bound, that no step under the mutant takes
+                results += _lost_beyond(ts, found, deep or {})
+            if not any(r.verdict in ("not-found", "unreachable") for r in results):
                 proof = _proof_kept(ts, mutant, invariants, lemmas, deadline, original) if prove else None
                 if proof is not None:
                     proof["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
@@ -1353,14 +1406,15 @@ def kill(
             length=best.length,
         )
     if lost:
-        best = min(lost, key=lambda r: (found[r.label], r.label))
+        reach = {**{label: len(play) for label, play in (deep or {}).items()}, **found}
+        best = min(lost, key=lambda r: (reach[r.label], r.label))
         return _outcome(
             "killed",
-            f"the rules as written reach it in {found[best.label]} steps; under the mutant: {best.note}",
+            f"the rules as written reach it in {reach[best.label]} steps; under the mutant: {best.note}",
             verdicts,
             killed_by=best.label,
             kill_kind=best.verdict,
-            length=found[best.label],
+            length=reach[best.label],
         )
     unsettled = [r.label for r in results if r.verdict in ("unknown", "interrupted")]
     if unsettled:
@@ -1427,13 +1481,15 @@ def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[
     if options.get("prove", True):
         cache = options.get("cache")
         lemmas = prove_lemmas(r, Path(cache) if cache else None, options.get("lemma_suite"))
-    found, plays = baseline(r, depth, lemmas, options.get("solver", "auto"))
+    deep = options.get("prove", True) or depth > PROBE_DEPTH  # the last stage of `kill` runs (after the checker)
+    found, plays, further = baseline(r, depth, lemmas, options.get("solver", "auto"), BEYOND if deep else 0)
+    reached = {**found, **{label: len(play) for label, play in further.items()}}
     return {
         "lemmas": lemmas,
         "witnesses": found,
         "plays": plays,
-        # for the last stage of `kill`, which runs after the checker (with proofs, or a bound past the probe's)
-        "deep_plays": deep_plays(r, found) if options.get("prove", True) or depth > PROBE_DEPTH else {},
+        # the witnesses beyond the bound: by the search a few steps on, then by simulation
+        "deep_plays": {**further, **deep_plays(r, reached)} if deep else {},
         "seconds": time.monotonic() - started,
         "model_version": model_version(),
     }

@@ -269,7 +269,7 @@ def test_a_witness_is_replayed_from_the_baseline_play_and_searched_only_where_th
     """The witness stage: the drawing rule negated breaks the baseline's play of turn 3, and the search then
     refutes turn 3 at every depth (killed, before any invariant is searched); a guard dropped (more plays
     allowed) keeps the play, and the witness is reached by replaying it, with no search."""
-    found, plays = mu.baseline(Rules(), 5, [])
+    found, plays, _ = mu.baseline(Rules(), 5, [])
     assert found["reach-turn-3"] == 5 and len(plays["reach-turn-3"]) == 5
     turn3 = {"reach-turn-3": 5}
     got = mu.kill(Rules(), mu.mutant_by_id("negate:normal_draw:1"), 6, turn3, prove=False, plays=plays)

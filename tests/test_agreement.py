@@ -117,3 +117,22 @@ def test_the_two_semantics_agree_under_every_preset(preset: str, seed: int, leng
     same = z3.And(*(step_.post.v[k] == step.state.v[k] for k in ts.keys))
     assert solver.check(same) == z3.sat, f"{preset}: the concrete successor is not in the relation"
     assert solver.check(z3.Not(same)) == z3.unsat, f"{preset}: the relation allows another successor"
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), length=st.integers(0, 60), zone=st.integers(0, 15), link=st.integers(-3, 12))
+def test_a_read_past_the_last_cell_agrees_in_both_semantics(seed: int, length: int, zone: int, link: int) -> None:
+    """A look-up past the last cell (hidden by a false guard under the rules; a mutant that drops a range bound
+    exposes it) reads the last cell, concretely and in the solver's terms at a symbolic index alike."""
+    walked = walk(seed, length)
+    # the last cells made non-zero, so that reading "nothing" past them would show
+    cells = {**walked.v, ("m_occ", 1, 4): True, ("c_kind", TS.rules.chain_links - 1): 8}
+    s = State(walked.k, walked.r, walked.schema, cells)
+    i = z3.BitVec("i@past", 5)
+    for name, idx, last in (("m_occ", (1, zone), (1, 4)), ("c_kind", (link,), (TS.rules.chain_links - 1,))):
+        concrete = s.g(name, *idx)
+        inside = all(0 <= x < d for x, d in zip(idx, TS.schema[name].dims, strict=True))
+        assert concrete == s.g(name, *(idx if inside else last))
+        solver = z3.Solver()
+        solver.add(*pinned(s), i == idx[-1] % 32, PRE.g(name, *idx[:-1], i) != concrete)
+        assert solver.check() == z3.unsat, (name, idx)

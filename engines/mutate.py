@@ -1006,45 +1006,32 @@ def _witness_search(
     return out
 
 
-def never_taken(ts: Any, check: Check) -> bool:
-    """Whether a witness's step check holds on no step of the system from any state at all (one solver
-    question over the fine transition relation, with no invariant assumed: sound under any rules, a mutant's
-    too). A state check is never answered so (False)."""
-    from duelcheck.properties.catalog import ActionView
-
-    if check.on != "step":
-        return False
-    st = ts.sym_step(ts.sym_state("@nt"), "@nt1", fine=True)
-    hit = check.eval(st.pre, ActionView(st.act, st.params, symbolic=True), st.post)
-    if isinstance(hit, bool):
-        return not hit
-    solver = z3.SolverFor("QF_BV")
-    solver.set("rlimit", EQUIVALENCE_RLIMIT)
-    solver.add(st.relation, hit)
-    return bool(solver.check() == z3.unsat)
-
-
-def _lost_beyond(ts: Any, found: dict[str, int], deep: dict[str, Play]) -> list[Any]:
+def _lost_beyond(ts: Any, found: dict[str, int], deep: dict[str, Play], deadline: float | None) -> list[Any]:
     """The witnesses the rules reach only beyond the bound (by the plays of `deep`) that the mutant provably
-    loses: the play breaks under the mutant and no step from any state takes the witness's step (`never_taken`).
-    Each is an `unreachable` result, proved for all depths."""
+    loses: the play breaks under the mutant, and induction under the mutant proves the witness's negation for
+    all depths on its own (it holds at the start and after every first step, and no step from a state where
+    it holds reaches the witness: the question `duelcheck check` asks of a witness before its search; no
+    invariant of the rules is assumed, since the mutant may break them). Each is an `unreachable` result."""
     from duelcheck.engines.base import Result
+    from duelcheck.engines.kind import Induction
     from duelcheck.engines.shrink import reaches
     from duelcheck.properties import PROPERTIES
 
+    broken = [
+        (p, c, label)
+        for p in PROPERTIES
+        if p.kind == "sometimes"
+        for c in p.checks
+        for label in [f"{p.name}[{c.label}]" if c.label else p.name]
+        if label not in found and label in deep and reaches(ts, c, ts.init(), deep[label]) is None
+    ]
+    induction = Induction(ts, deadline=deadline)
     out = []
-    for p in PROPERTIES:
-        if p.kind != "sometimes":
-            continue
-        for c in p.checks:
-            label = f"{p.name}[{c.label}]" if c.label else p.name
-            if label in found or label not in deep or reaches(ts, c, ts.init(), deep[label]) is not None:
-                continue
-            if never_taken(ts, c):
-                note = "no step from any state takes it (one solver question, no invariant assumed)"
-                bound = len(deep[label])
-                lost = Result(p.name, c.label, "sometimes", "unreachable", bound, 0.0, "smt", None, note, proved=True)
-                out.append(lost)
+    for p, c, label in broken:
+        if induction.unreachable_at_once(c):
+            note = "its negation is proved for all depths under the mutant (induction)"
+            lost = Result(p.name, c.label, "sometimes", "unreachable", len(deep[label]), 0.0, "k-induction", None, note)
+            out.append(dataclasses.replace(lost, proved=True))
     return out
 
 
@@ -1353,7 +1340,7 @@ def kill(
             results += _witness_search(ts, todo, found, depth, solver, deadline)
             if not any(r.verdict in ("not-found", "unreachable") for r in results):
                 # a witness the rules reach only beyond the bound, that no step under the mutant takes
-                results += _lost_beyond(ts, found, deep or {})
+                results += _lost_beyond(ts, found, deep or {}, deadline)
             if not any(r.verdict in ("not-found", "unreachable") for r in results):
                 proof = _proof_kept(ts, mutant, invariants, lemmas, deadline, original) if prove else None
                 if proof is not None:

@@ -523,3 +523,49 @@ def test_a_player_who_loses_with_a_card_left_is_caught_by_deck_out_loses() -> No
     got = mu.kill(rules, mu.mutant_by_id("compare:normal_draw:1", rules), 4, {}, prove=False)
     assert (got["status"], got["killed_by"]) == ("killed", "deck-out-loses"), got
     assert got["length"] <= 3
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "prop"),
+    [
+        ("compare:pay_cost:0", "costs-paid-on-activation"),  # a no-cost card discards; Magic Jammer does not
+        ("compare:choose_targets:6", "target-is-another-card"),  # a card targets itself
+        ("compare:choose_targets:10", "well-formed"),  # an untargeted link records a target
+    ],
+)
+def test_the_properties_added_for_the_comparison_survivors_kill_them(mutant_id: str, prop: str) -> None:
+    """Survivors of the comparison run, each killed at once by the property written for the clause it breaks."""
+    got = mu.kill(Rules(), mu.mutant_by_id(mutant_id), 4, {}, prove=False)
+    assert (got["status"], got["killed_by"], got["kill_kind"]) == ("killed", prop, "violated"), got
+
+
+REPLAY_DIRECT = [  # turn 2: an attack on the only monster, destroyed in answer; the attacker re-selects directly
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+    ("end_steps", {"choice": TO_END}),
+    ("normal_draw", {}),
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+    ("end_steps", {"choice": TO_BATTLE}),
+    ("declare_attack", {"zone": 0, "tzone": 0}),
+    ("activate", {"zone": 7, "kind": int(Kind.QUICK_SPELL), "eff": 1, "tplayer": 0, "tarea": 0, "tzone": 0, "cost": 1}),
+    ("pass", {"choice": NO_CHOICE}),
+    ("pass", {"choice": NO_CHOICE}),
+    ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 0}),
+    ("replay_select", {"tzone": DIRECT}),
+]
+
+
+def test_a_witness_beyond_the_bound_is_lost_when_induction_under_the_mutant_rules_it_out() -> None:
+    """A replay's direct attack (13 steps, past the bound of 12): the rules' play reaches it, so nothing is lost;
+    under `s.monsters(opp) > 0` read as `>=` (an opponent always "has" a monster) the play breaks and induction
+    proves that no re-selection is ever a direct attack: the mutant is killed by a lost witness. A mutant whose
+    play still reaches it loses nothing."""
+    label = "reach-every-replay-choice[direct]"
+    deep = {label: REPLAY_DIRECT}
+    assert mu._lost_beyond(TransitionSystem(Rules()), {}, deep, None) == []
+    with mu.activated(mu.mutant_by_id("compare:replay_select:1")):
+        (r,) = mu._lost_beyond(TransitionSystem(Rules()), {}, deep, None)
+    assert (r.label, r.verdict, r.proved, r.bound) == (label, "unreachable", True, 13)
+    with mu.activated(mu.mutant_by_id("drop:replay_select:0")):  # one guard fewer: the play stands
+        assert mu._lost_beyond(TransitionSystem(Rules()), {}, deep, None) == []

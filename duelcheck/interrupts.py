@@ -42,4 +42,7 @@ def main() -> None:
     install_sigint_handler()
     from duelcheck.cli import main as cli
 
-    cli()
+    try:
+        cli()
+    finally:  # the command has settled its exit code: a Ctrl-C from here on (during shutdown) changes nothing
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -34,7 +34,16 @@ import z3
 
 from duelcheck.engines.base import Result, Trace, Verdict
 from duelcheck.engines.limits import check_interrupt
-from duelcheck.engines.smt import SAT, UNSAT, Session, Stopped, _smt2_of, open_session, session_name
+from duelcheck.engines.smt import (
+    SAT,
+    UNSAT,
+    Session,
+    Stopped,
+    _smt2_of,
+    exit_on_term,
+    open_session,
+    session_name,
+)
 from duelcheck.errors import InternalError
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import Step, SymStep, TransitionSystem
@@ -193,15 +202,11 @@ class SideJob:
         raise NotImplementedError
 
 
-def _exit_on_term(signum: int, frame: Any) -> None:  # pragma: no cover - runs in a child process
-    raise SystemExit(1)
-
-
 def _side_child(conn: Any, job: SideJob) -> None:  # pragma: no cover - runs in a child process
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
-    signal.signal(signal.SIGTERM, _exit_on_term)  # stopped by the parent: its solver processes stop too
+    signal.signal(signal.SIGTERM, exit_on_term)  # stopped by the parent: its solver processes stop too
     try:
         conn.send(("value", job.run()))
     except KeyboardInterrupt:
@@ -484,7 +489,7 @@ class BMC:
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
-        signal.signal(signal.SIGTERM, _exit_on_term)  # stopped by the parent: its solver process stops too
+        signal.signal(signal.SIGTERM, exit_on_term)  # stopped by the parent: its solver process stops too
 
         def send(kind: str, data: Any) -> None:  # pragma: no cover - runs in a child process
             if kind == "depth":

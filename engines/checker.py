@@ -121,6 +121,7 @@ class Checker:
         self._sims: dict[tuple[str, str], Any] = {}  # each witness's simulation (simulate_one), by (property, case)
         self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
         self._open: set[tuple[str, str]] = set()  # results still being worked on by a later stage
+        self._final: dict[tuple[str, str], Result] = {}  # the results settled, kept through a Ctrl-C
         self.interrupted = False
         self.on_result = on_result  # hears each result once it is final (certified, its trace written)
         self._by_prop: dict[str, Property] = {}
@@ -131,6 +132,7 @@ class Checker:
         t0 = time.perf_counter()
         results: dict[tuple[str, str], Result] = {}
         self._open = {(p.name, c.label) for p in props for c in p.checks}
+        self._final = {}
         self._by_prop = {p.name: p for p in props}
         dog = Watchdog(self.deadline)
         try:
@@ -141,7 +143,7 @@ class Checker:
         ordered = []
         for p in props:
             for c in p.checks:
-                r = results.get((p.name, c.label))
+                r = results.get((p.name, c.label)) or self._final.get((p.name, c.label))
                 if r is None or (p.name, c.label) in self._open:
                     seconds = time.perf_counter() - t0
                     r = Result(
@@ -160,6 +162,7 @@ class Checker:
             self._certify(self._by_prop[r.prop], r)
             self._write_one(r)
         self._open.discard((r.prop, r.case))
+        self._final[(r.prop, r.case)] = r
         if self.on_result is not None:
             self.on_result(r)
 

@@ -35,7 +35,7 @@ import z3
 
 from duelcheck.engines.cache import ProofCache
 from duelcheck.engines.limits import check_interrupt
-from duelcheck.engines.smt import SAT, UNSAT, Stopped, solve_cases, yices_path
+from duelcheck.engines.smt import SAT, UNSAT, Stopped, exit_on_term, solve_cases, yices_path
 from duelcheck.errors import InternalError
 from duelcheck.model.cards import Effect
 from duelcheck.model.state import PARAMS
@@ -99,6 +99,7 @@ def _fork_child(conn: Any, fn: Callable[[Any], Any], x: Any) -> None:  # pragma:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops this process
+    signal.signal(signal.SIGTERM, exit_on_term)  # stopped by the parent: its solver processes stop too
     try:
         conn.send(("value", fn(x)))
     except KeyboardInterrupt:  # a Ctrl-C the parent had recorded before this process began

@@ -31,6 +31,36 @@ import z3
 from duelcheck.engines.limits import check_interrupt
 from duelcheck.errors import InternalError
 
+_SPAWNED: set[subprocess.Popen[str]] = set()  # the solver processes this process started and has not reaped
+
+
+def _spawn(args: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+    proc: subprocess.Popen[str] = subprocess.Popen(args, **kwargs)
+    _SPAWNED.add(proc)
+    return proc
+
+
+def _reaped(proc: subprocess.Popen[str]) -> None:
+    _SPAWNED.discard(proc)
+
+
+def kill_spawned() -> None:
+    """Stop every solver process this process started (a search process told to stop exits at once after
+    this, running no destructors: its solvers run in their own sessions and would outlive it)."""
+    for proc in list(_SPAWNED):
+        with contextlib.suppress(OSError):
+            proc.kill()
+    _SPAWNED.clear()
+
+
+def exit_on_term(signum: int, frame: Any) -> None:  # pragma: no cover - runs in a child process
+    """SIGTERM in a search process (stopped by its parent): its solver processes stop and it exits at once.
+    Raising SystemExit instead would land wherever the signal came, often in a destructor of a Z3 term,
+    which prints a traceback and carries on."""
+    kill_spawned()
+    os._exit(1)
+
+
 SAT, UNSAT, UNKNOWN = "sat", "unsat", "unknown"
 _DECL = re.compile(r"^\(declare-fun \|?([^|\s]+)\|? ")
 _VALUE = re.compile(r"\(\|?([^|\s()]+)\|?\s+(#b[01]+|#x[0-9a-fA-F]+|true|false)\)")
@@ -258,7 +288,7 @@ class YicesSession(Session):
     name = "yices"
 
     def __init__(self, path: str, deadline: float | None = None):
-        self.proc = subprocess.Popen(
+        self.proc = _spawn(
             [path, "--incremental"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -346,6 +376,7 @@ class YicesSession(Session):
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        _reaped(self.proc)
         for f in (self.proc.stdin, self.proc.stdout):
             if f is not None:
                 f.close()
@@ -380,7 +411,7 @@ def solve_cases(
     try:
         while pending or running:
             while pending and len(running) < max(1, workers):
-                proc = subprocess.Popen(
+                proc = _spawn(
                     [path],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
@@ -400,6 +431,7 @@ def solve_cases(
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=0.25)
             running.pop(0)
+            _reaped(proc)
             assert proc.stdout is not None and proc.stderr is not None
             out, err = proc.stdout.read(), proc.stderr.read()
             proc.stdout.close()
@@ -412,6 +444,7 @@ def solve_cases(
         for other in running:
             other.kill()
             other.wait()
+            _reaped(other)
             for stream in (other.stdout, other.stderr):
                 if stream is not None:
                     stream.close()

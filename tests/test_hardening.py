@@ -337,8 +337,8 @@ def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: s
     args = [sys.executable, "-m", "duelcheck", "check", "--out", str(tmp_path / "out"), "--no-cache"]
     if stage == "induction":  # the proofs of the whole suite, nothing cached: about two minutes
         args += ["--property", "card-conservation"]
-    if stage == "search":
-        args += ["--no-proofs", "--property", "reach-turn-3", "--property", "reach-seed-chain-example"]
+    if stage == "search":  # turn 3 is found in a second; no deck-out within 24 steps: minutes of search
+        args += ["--no-proofs", "--no-simulation", "--property", "reach-turn-3", "--property", "reach-deck-out-loss"]
     if stage == "simulation":  # beyond a bound of 3: simulation, then the shrinker (a 100-card deck: long)
         (tmp_path / "deep.toml").write_text("deck_size = 100\n", encoding="utf-8")
         args += ["--no-proofs", "--depth", "3", "--property", "reach-deck-out-loss", "--rules", "deep.toml"]
@@ -360,3 +360,66 @@ def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: s
     assert "interrupted" in out and "Traceback" not in out + err
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     assert summary["exit_code"] == 130
+    if stage == "search":  # what was settled before the Ctrl-C is kept, the rest is interrupted
+        rows = {line.split("\t")[0]: line.split("\t")[2] for line in out.splitlines() if line.startswith("reach-")}
+        assert rows == {"reach-turn-3": "found", "reach-deck-out-loss": "interrupted"}, out
+
+
+def test_a_ctrl_c_after_the_command_has_settled_its_exit_code_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the command returns (its table printed, its exit code chosen), Ctrl-C is ignored: a signal during
+    the interpreter's shutdown would otherwise kill the process with another exit code."""
+    import duelcheck.cli
+    from duelcheck import interrupts
+
+    def command() -> None:
+        raise SystemExit(0)
+
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(duelcheck.cli, "main", command)
+    try:
+        with pytest.raises(SystemExit) as stop:
+            interrupts.main()
+        assert stop.value.code == 0
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_search_process_told_to_stop_stops_its_solver_processes_first(tmp_path: Path) -> None:
+    """SIGTERM to a search process: the solver processes it started (in their own sessions, out of reach of
+    the terminal) are killed, and it exits at once with no traceback."""
+    code = (
+        "import signal, sys, time\n"
+        "from duelcheck.engines import smt\n"
+        "signal.signal(signal.SIGTERM, smt.exit_on_term)\n"
+        "p = smt._spawn([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True)\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline())
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        try:  # killed but not yet reaped by init: a zombie
+            with open(f"/proc/{child}/stat", encoding="ascii") as f:
+                if f.read().split(")")[-1].split()[0] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"solver process {child} outlived its search process")

@@ -93,7 +93,8 @@ class Unrolling:
         sel = self.selector
         assert sel is not None
         sym = self.states[0].v
-        out = [z3.ULT(sel, len(starts))]
+        # no selector past the last state (when the selector's width allows one: 2 states need 1 bit, none past)
+        out = [z3.ULT(sel, len(starts))] if len(starts) < 1 << sel.size() else []
         for k in self.ts.keys:
             by_value: dict[Any, list[int]] = {}
             for i, st in enumerate(starts):

@@ -61,7 +61,13 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    one lost ending the check (a lost witness refuted at every depth to 12 can take two minutes where the
    shallow search finds the violation the same mutant makes in seconds: measured on `turn > 1` read as
    `turn >= 1` in the drawing rule, 124 s by `reach-battle-destroyed-trigger` lost, against one step for
-   `first-turn-no-draw`);
+   `first-turn-no-draw`). Between the replays and the shallow search, when invariants are proved for the
+   rules (the lemmas; with none it would be the shallow search made deeper), the seeded search (engines/seeded.py)
+   from the start of the duel to `SEEDED_BEYOND` steps past the bound: plays whose steps the mutant takes as
+   the rules do, pruned by the rules' proved invariants, then one step the mutant takes otherwise, where an
+   invariant breaks; the shortest such play (measured, with the suite's lemmas: a pass that ends a step with
+   a trigger waiting, killed at step 7 in 8 s; a Set with five monsters on the field at 7; a position change
+   at 9 in 15 s, where the search without lemmas gave no answer in 240 s);
 3. when every invariant was proved for the rules as written, that proof asked again of the mutant's own steps
    (`still_inductive`: the mutant changes one action's body, every other step is as the proof saw it): if it
    still holds, every invariant is proved for all depths under the mutant, which survives at once (measured:
@@ -78,6 +84,11 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    Its trace is the play to that state and the search's steps, certified from the initial state and
    shortened by delta debugging, not proved minimal (measured: the dropped "declared an attack this turn"
    guard of `change_position`, which survives a bound of 12, killed in 55 s from a random play's state).
+   Before that search, when the proof was not kept, the seeded search again: from the states of the rules'
+   own plays and of `FAR_WALKS` seeded random plays under the rules (to the end of the duel: a deck drawn
+   out), `FAR_DEPTH` steps on with the last the first the mutant takes otherwise (measured: a Normal Summon
+   after the duel is won, killed from step 278 of a deck-out play, in 32 s with the shortening), then from
+   the start with a tail of `SEEDED_TAILS` steps after the first divergence.
 A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
 concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
 `not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
@@ -128,6 +139,16 @@ PROBE_DEPTH = 5  # the first stage's bounded search for a violation stops here (
 DEEP_DEPTH = 4  # the last stage's search from the states of the rules' own plays goes this many steps on
 DEEP_WALKS, DEEP_WALK_LENGTH, DEEP_SEED = 3, 300, 7  # and from the states of these random plays under the mutant
 BEYOND = 4  # the baseline's search goes this many steps past the bound for the witnesses it has not reached
+# the seeded search (engines/seeded.py): plays that follow the rules until their last steps, the rules' proved
+# invariants pruning the prefix; from the start of the duel this many steps past the bound, with a tail of one
+# step (the violation at the first step the mutant takes otherwise), then of SEEDED_TAILS steps to the bound
+SEEDED_BEYOND = 4
+SEEDED_TAILS = (2,)
+# and from the states of the rules' own plays and of FAR_WALKS seeded random plays under the rules (up to
+# FAR_WALK_LENGTH steps, or the end of the duel), this many steps on, a tail of one step
+FAR_DEPTH = 6
+FAR_WALKS, FAR_WALK_LENGTH, FAR_SEED = 3, 700, 11
+FAR_SHORT = 50  # plays of at most this many steps are searched from together, longer ones each on its own
 DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
 KINDS = ("drop", "negate", "write", "swap", "compare", "semantic")
@@ -1138,6 +1159,210 @@ def _deep_search(
     return None
 
 
+# ------------------------------------------------------------------------------ the seeded search (engines/seeded.py)
+
+
+@dataclass
+class Seeded:
+    """What the seeded search needs of the rules as written: their system, where the mutant disagrees with it
+    (made with the mutant in force for its side only), their proved lemmas, and the plays the rules make
+    (label -> the steps under the rules, from the start), whose states the far search may start from."""
+
+    rules_ts: Any
+    dis: Any
+    lemmas: list[Check]
+    proved: set[str]
+    plays: dict[str, list[Any]]
+
+
+def far_walks(rules: Rules) -> dict[str, Play]:
+    """FAR_WALKS seeded random plays under the rules as written (engines/sim.py's lively players), each up to
+    FAR_WALK_LENGTH steps or the end of the duel: deep and varied states (a duel far on, a deck nearly drawn, a
+    duel won) for the far seeded search to start from. The same rules give the same plays: made once, in the
+    preparation."""
+    import random
+
+    from duelcheck.engines.sim import CALM_LEVELS, Simulator
+    from duelcheck.model.system import TransitionSystem
+
+    if S.MUTATION is not None:
+        raise InternalError("the far walks are the rules as written, with no mutant active")
+    ts = TransitionSystem(rules)
+    out: dict[str, Play] = {}
+    for w in range(FAR_WALKS):
+        sim = Simulator(ts, seed=w)
+        sim.calm = CALM_LEVELS[w % len(CALM_LEVELS)]
+        rng = random.Random(FAR_SEED + w)
+        state = ts.init()
+        moves: Play = []
+        for _ in range(FAR_WALK_LENGTH):
+            step = sim.choose(state, rng)
+            if step is None:
+                break
+            moves.append((step.action, dict(step.params)))
+            state = step.state
+            if state.g("winner") != 0:
+                break
+        out[f"a seeded random play (seed {FAR_SEED + w})"] = moves
+    return out
+
+
+def seeded_setup(rules: Rules, ts: Any, mutant: Mutant, lemmas: Sequence[str], plays: dict[str, Play]) -> Seeded:
+    """The rules' side of the seeded search, made before the mutant is put in force for the search (its own
+    side of the disagreement is made with it in force here): the rules' system, the disagreement, the lemmas,
+    and the plays (label -> moves: the baseline's, those beyond the bound, the far walks) replayed under the
+    rules, each up to a step they refuse."""
+    from duelcheck.engines.seeded import disagreement
+    from duelcheck.model.system import Step, TransitionSystem
+
+    if S.MUTATION is not None:
+        raise InternalError("the rules' side of the seeded search is made with no mutant active")
+    a = TransitionSystem(rules)
+    dis = disagreement(a, ts, lambda: activated(mutant))
+    steps_of: dict[str, list[Any]] = {}
+    for label in sorted(plays):
+        state = a.init()
+        steps = [Step("init", {}, state)]
+        for name, params in plays[label]:
+            out = a.apply(state, name, params)
+            if not out.ok or out.state is None:
+                break
+            state = out.state
+            steps.append(Step(name, dict(params), state))
+        steps_of[label if label.startswith("a seeded") else f"the play reaching {label}"] = steps
+    return Seeded(a, dis, lemma_checks(lemmas), set(lemmas), steps_of)
+
+
+def _agreeing_starts(ts: Any, seeded: Seeded, labels: list[str]) -> tuple[list[Any], list[list[Any]]]:
+    """The states of these plays of the rules that the mutant reaches alike (each play replayed under the
+    mutant up to its first step taken otherwise), each state once, with the play that reaches it."""
+    starts: list[Any] = []
+    how: list[list[Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for label in labels:
+        steps = seeded.plays[label]
+        state = ts.init()
+        if state.v != steps[0].state.v:
+            continue
+        for i, st in enumerate(steps[1:], start=1):
+            out = ts.apply(state, st.action, dict(st.params))
+            if not out.ok or out.state is None or out.state.v != st.state.v:
+                break
+            state = out.state
+            key = tuple(state.v[k] for k in ts.keys)
+            if key not in seen:
+                seen.add(key)
+                starts.append(state)
+                how.append(steps[: i + 1])
+    return starts, how
+
+
+def _seeded_kill(
+    ts: Any,
+    seeded: Seeded,
+    invariants: list[Any],
+    depth: int,
+    after: int,
+    solver: str,
+    deadline: float | None,
+    far: bool = False,
+) -> tuple[Any, str]:
+    """The seeded search for a violation under the mutant (engines/seeded.py), from the start of the duel or
+    (`far`) from the states of the rules' plays the mutant reaches alike: a certified `violated` result, or
+    None; and what the search said (unreached up to a depth, or why it gave no answer)."""
+    from duelcheck.engines.base import Result, Trace
+    from duelcheck.engines.seeded import seeded_search
+
+    group: list[tuple[list[Any], list[list[Any]]]] = []  # the far search's starts and their plays, if any
+
+    def whole(trace: Any) -> Any:
+        """The play from the start of the duel: a far search's trace after the rules' play to its start."""
+        if not group:
+            return trace
+        starts, how = group[-1]
+        i = next(i for i, st in enumerate(starts) if st.v == trace.steps[0].state.v)
+        return Trace([*how[i], *trace.steps[1:]])
+
+    def accept(goal: Any, trace: Any) -> bool:
+        r = Result(goal.prop.name, goal.check.label, "always", "violated", depth, 0.0, "seeded", whole(trace))
+        try:
+            return _certified(ts, r)
+        except InternalError:
+            return False
+
+    if not far:
+        got = seeded_search(
+            seeded.rules_ts,
+            ts,
+            seeded.dis,
+            seeded.lemmas,
+            invariants,
+            depth,
+            after,
+            solver,
+            deadline,
+            accept,
+            seeded.proved,
+        )
+        if got.status != "reached" or got.goal is None or got.trace is None:
+            return None, got.note or f"{got.status} up to {got.depth}"
+        trace = got.trace
+    else:
+        # the short plays' states in one search, each long play's on its own (measured: one search from 1,800
+        # states took minutes at depth 5, where one play's 285 took a second or two)
+        short = [label for label in sorted(seeded.plays) if len(seeded.plays[label]) <= FAR_SHORT]
+        long_ = sorted(
+            (label for label in seeded.plays if len(seeded.plays[label]) > FAR_SHORT),
+            key=lambda x: (len(seeded.plays[x]), x),
+        )
+        for labels in ([short] if short else []) + [[label] for label in long_]:
+            starts, how = _agreeing_starts(ts, seeded, labels)
+            if not starts:
+                continue
+            group.append((starts, how))
+            got = seeded_search(
+                seeded.rules_ts,
+                ts,
+                seeded.dis,
+                seeded.lemmas,
+                invariants,
+                depth,
+                after,
+                solver,
+                deadline,
+                accept,
+                seeded.proved,
+                starts,
+            )
+            if got.status == "unknown":
+                return None, got.note
+            if got.status == "reached" and got.goal is not None and got.trace is not None:
+                break
+        else:
+            return None, f"unreached up to {depth} steps from the states of the rules' plays"
+        trace = whole(got.trace)
+        where = f"from step {len(trace) - got.depth} of a play the rules make"
+    tail = "its last step" if after == 0 else f"one of its last {after + 1} steps"
+    r = Result(got.goal.prop.name, got.goal.check.label, "always", "violated", depth, 0.0, "seeded", trace)
+    if not _certified(ts, r):
+        return None, "the play found is not confirmed by the concrete interpreter"
+    if not far:
+        note = (
+            f"seeded search from the start of the duel: steps of the rules, which the mutant takes alike, and "
+            f"at {tail} the first step the mutant takes otherwise; the shortest such play (every shorter one "
+            "refuted)"
+        )
+    else:
+        found = len(trace)
+        trace = _shortened(ts, dataclasses.replace(r, trace=trace))
+        note = (
+            f"seeded search {where} (its steps taken alike by the mutant), {got.depth} step(s) on, the last the "
+            f"first the mutant takes otherwise; {found} steps in all, shortened to {len(trace)} by delta "
+            "debugging; not proved minimal"
+        )
+    return dataclasses.replace(r, trace=trace, note=note, minimal=False), ""
+
+
 HOOKED = ("drop", "negate", "write", "swap")  # mutants that change only their own action's body
 
 
@@ -1287,11 +1512,13 @@ def kill(
     plays: dict[str, Play] | None = None,
     deep: dict[str, Play] | None = None,
     lemmas: Sequence[str] = (),
+    far: dict[str, Play] | None = None,
 ) -> dict[str, Any]:
     """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses,
     `plays` the plays that reach them under the rules as written, `deep` those that reach witnesses beyond
     the bound (the last stage starts from the states of both), `lemmas` the invariants proved for the rules as
-    written (when they are the whole suite and stay inductive under the mutant, it survives at once).
+    written (when they are the whole suite and stay inductive under the mutant, it survives at once), `far` the
+    random plays under the rules the far seeded search also starts from (`far_walks`, made in the preparation).
     Returns status (killed, survived or unknown), killed_by, kill_kind (violated, not-found or unreachable),
     length, note and the verdict of every label checked."""
     from duelcheck.engines.checker import Checker
@@ -1303,8 +1530,21 @@ def kill(
     verdicts: dict[str, str] = {}
     whole = bool(lemmas) and {p.name for p in invariants} <= set(lemmas)
     original = proof_terms(rules, lemmas) if prove and whole and mutant.kind == "compare" else None
+    ts = TransitionSystem(rules)  # its relation is made with the mutant in force, when first asked for
+    walks = far or {}  # the preparation's random plays under the rules (`far_walks`), if given
+    seeded = seeded_setup(rules, ts, mutant, lemmas, {**(plays or {}), **(deep or {}), **walks})
+
+    def seeded_kill(r: Any) -> dict[str, Any]:
+        return _outcome(
+            "killed",
+            f"violated at step {r.length}; {r.note}",
+            {r.label: f"violated ({r.length})"},
+            killed_by=r.label,
+            kill_kind="violated",
+            length=r.length,
+        )
+
     with activated(mutant):
-        ts = TransitionSystem(rules)
         try:
             # the witnesses first: the baseline's plays replayed (milliseconds), every invariant checked along
             # them; then the shallow search for a violation (most kills are shallow), and only then a search for
@@ -1321,6 +1561,14 @@ def kill(
                     kill_kind="violated",
                     length=seen.length,
                 )
+            # the seeded search: the rules' plays, pruned by their proved invariants, up to the first step the
+            # mutant takes otherwise, where an invariant breaks (most kills: a missing guard lets one step through)
+            # (with no invariant proved for the rules it would be the shallow search below made deeper, unpruned)
+            hit = None
+            if seeded.lemmas:
+                hit, _ = _seeded_kill(ts, seeded, invariants, depth + SEEDED_BEYOND, 0, solver, deadline)
+            if hit is not None:
+                return seeded_kill(hit)
             probe = min(depth, PROBE_DEPTH)
             probed = _probe(ts, invariants, probe, solver, deadline)
             kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
@@ -1346,6 +1594,19 @@ def kill(
                 if proof is not None:
                     proof["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
                     return proof
+                # the seeded search again: from the states of the rules' own plays (a duel won, a deck nearly
+                # drawn), and from the start with a longer tail after the first step taken otherwise
+                hit = None
+                if seeded.lemmas:
+                    hit, _ = _seeded_kill(ts, seeded, invariants, FAR_DEPTH, 0, solver, deadline, far=True)
+                for after in SEEDED_TAILS if hit is None and seeded.lemmas else ():
+                    hit, _ = _seeded_kill(ts, seeded, invariants, depth, after, solver, deadline)
+                    if hit is not None:
+                        break
+                if hit is not None:
+                    hit_out = seeded_kill(hit)
+                    hit_out["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
+                    return hit_out
                 searched = prove or depth > probe  # the invariants are checked again below, fully
                 if unsure and not searched:
                     return _outcome(
@@ -1371,9 +1632,9 @@ def kill(
                     settled = any(r.verdict in ("violated", "not-found", "unreachable") for r in results)
                     if bounded and not settled:
                         props = [p for p in invariants if p.name in bounded]
-                        far = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
-                        results = [r for r in results if far is None or r.label != far.label]
-                        results += [far] if far is not None else []
+                        beyond = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
+                        results = [r for r in results if beyond is None or r.label != beyond.label]
+                        results += [beyond] if beyond is not None else []
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:
@@ -1451,6 +1712,7 @@ def run_mutant(
             plays=prepared.get("plays"),
             deep=prepared.get("deep_plays"),
             lemmas=prepared["lemmas"],
+            far=prepared.get("far_plays"),
         )
         if status == "unknown":
             out["note"] = f"{out['note']}; {note}"
@@ -1477,6 +1739,7 @@ def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[
         "plays": plays,
         # the witnesses beyond the bound: by the search a few steps on, then by simulation
         "deep_plays": {**further, **deep_plays(r, reached)} if deep else {},
+        "far_plays": far_walks(r),
         "seconds": time.monotonic() - started,
         "model_version": model_version(),
     }

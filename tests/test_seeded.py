@@ -1,0 +1,193 @@
+"""The seeded search (engines/seeded.py): a variant's plays that follow the rules until their last steps.
+
+Where the two disagree is checked against both concrete semantics; the search finds a mutant's violation past
+`duelcheck mutate`'s probe, the shortest of its kind, and from the states of a play the rules make; the
+several-start encoding of the first state says exactly which start a play takes. No lemmas (nothing proved
+here): about a minute on a busy 2-core machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from typing import Any
+
+import pytest
+import z3
+
+from duelcheck.counterexamples.certify import certify
+from duelcheck.engines import mutate as mu
+from duelcheck.engines.bmc import Unrolling
+from duelcheck.engines.seeded import disagreement
+from duelcheck.model.rules import ACTION_CODE
+from duelcheck.model.state import PARAMS, State
+from duelcheck.model.system import TransitionSystem
+from duelcheck.properties import BY_NAME, PROPERTIES
+from duelcheck.rules import Rules
+
+INVARIANTS = [p for p in PROPERTIES if p.kind == "always"]
+
+
+def _walk(ts: TransitionSystem, seed: int, length: int) -> State:
+    rng = random.Random(seed)
+    s = ts.init()
+    for _ in range(length):
+        options = list(ts.successors(s))
+        if not options:
+            break
+        s = rng.choice(options).state
+    return s
+
+
+def _states(ts: TransitionSystem) -> list[State]:
+    """Every fourth state of a few plays of the simulator's lively players (Summons, attacks, damage
+    calculations, chains on the way)."""
+    from duelcheck.engines.sim import CALM_LEVELS, Simulator
+
+    out = []
+    for seed in (2, 5, 11):
+        sim = Simulator(ts, seed=seed)
+        sim.calm = CALM_LEVELS[seed % len(CALM_LEVELS)]
+        rng = random.Random(seed)
+        s = ts.init()
+        for i in range(160):
+            step = sim.choose(s, rng)
+            if step is None:
+                break
+            s = step.state
+            if i % 4 == 0:
+                out.append(s)
+    return out
+
+
+def _val(var: Any, v: Any) -> Any:
+    return z3.BoolVal(bool(v)) if z3.is_bool(var) else z3.BitVecVal(int(v), var.size())
+
+
+def _differ(out_a: Any, out_b: Any, a: TransitionSystem) -> bool:
+    """The concrete interpreter's two outcomes of one action instance differ: allowed by one only, or not the
+    same game state."""
+    if out_a.ok != out_b.ok:
+        return True
+    if not out_a.ok:
+        return False
+    return any(out_a.state.v[k] != out_b.state.v[k] for k in a.game_keys)
+
+
+@pytest.mark.parametrize(
+    "mutant_id",
+    [
+        "drop:pass:3",
+        "drop:normal_summon:0",
+        "compare:damage_calculation:1",
+        "compare:normal_draw:1",
+        "write:normal_draw:3",
+    ],
+)
+def test_the_disagreement_is_where_the_mutant_steps_otherwise_in_both_semantics(mutant_id: str) -> None:
+    """For states the rules reach and every action instance there: the formula "the rules and the mutant
+    disagree here", evaluated at the state, is true exactly when the concrete interpreter under the mutant
+    refuses what the rules allow, allows what they refuse, or makes another state. An action not named never
+    disagrees."""
+    m = mu.mutant_by_id(mutant_id)
+    a, b = TransitionSystem(Rules()), TransitionSystem(Rules())
+    dis = disagreement(a, b, lambda: mu.activated(m))
+    assert dis.actions, "the mutant changes some step"
+    seen = {True: 0, False: 0}
+    for s in _states(a):
+        solver = z3.Solver()  # the state's values as a model: the disagreement is evaluated in it
+        solver.add(*(dis.pre.v[k] == _val(dis.pre.v[k], s.v[k]) for k in a.keys))
+        instances = [(act.name, p) for act in a.actions for p in list(act.candidates(s))[:8]]
+        with mu.activated(m):  # once per state: a comparison mutant's activation compiles the rules again
+            instances += [(act.name, p) for act in a.actions for p in list(act.candidates(s))[:8]]
+            under_b = [b.apply(s, name, params) for name, params in instances]
+        for (name, params), out_b in zip(instances, under_b, strict=True):
+            concrete = _differ(a.apply(s, name, params), out_b, a)
+            code = ACTION_CODE[name]
+            if code not in dis.terms:
+                assert not concrete, (name, params)
+                continue
+            solver.push()
+            for p, var in dis.pvars.items():
+                solver.add(var == _val(var, params.get(p, False if PARAMS[p].sort == "bool" else 0)))
+            assert solver.check() == z3.sat
+            symbolic = solver.model().eval(dis.terms[code], model_completion=True)
+            solver.pop()
+            assert z3.is_true(symbolic) or z3.is_false(symbolic), symbolic
+            assert z3.is_true(symbolic) == concrete, (name, params, concrete)
+            seen[concrete] += 1
+    assert seen[True] + seen[False] >= 10, seen  # not vacuous: instances of the actions that differ compared
+
+
+def test_the_rules_never_disagree_with_themselves() -> None:
+    a = TransitionSystem(Rules())
+    dis = disagreement(a, TransitionSystem(Rules()), contextlib.nullcontext)
+    assert dis.actions == [] and z3.is_false(dis.at(a.sym_step(a.sym_state("@x0"), "@x1")))
+
+
+def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None:
+    """A pass that ends a step while a trigger waits to be activated (drop:pass:3) breaks triggers-first only
+    at step 7, past the probe's 5: the seeded search finds the play, each step before the last taken alike
+    by the rules, and refutes every shorter one. Certified under the mutant from the start of the duel."""
+    m = mu.mutant_by_id("drop:pass:3")
+    ts = TransitionSystem(Rules())
+    seeded = mu.seeded_setup(Rules(), ts, m, [], {})
+    assert mu.PROBE_DEPTH < 7
+    with mu.activated(m):
+        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None)
+        assert r is not None and r.verdict == "violated" and r.trace is not None and r.length == 7, r
+        prop = BY_NAME[r.prop]
+        certify(ts, next(c for c in prop.checks if c.label == r.case), r.trace, False)
+        assert r.trace.steps[-1].action == "pass" and "every shorter one refuted" in r.note
+        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, 6, 0, "auto", None)
+        assert none is None and "unreached up to 6" in why
+    a = TransitionSystem(Rules())  # the rules as written refuse the last step
+    state = r.trace.steps[-2].state
+    assert not a.apply(state, "pass", r.trace.steps[-1].params).ok
+    for prev, st in zip(r.trace.steps, r.trace.steps[1:], strict=False):
+        if st is not r.trace.steps[-1]:
+            out = a.apply(prev.state, st.action, st.params)
+            assert out.ok and out.state is not None and out.state.v == st.state.v
+
+
+def test_the_far_search_starts_from_the_states_of_a_play_the_rules_make() -> None:
+    """A Normal Summon after the duel is over (drop:normal_summon:0) needs a deck drawn out: the seeded
+    search from the states of the rules' random plays (two-card decks: a short duel) finds it, the trace is
+    that play up to its start then the search's steps, certified from the start of the duel."""
+    rules = Rules(deck_size=2, starting_hand=1)
+    walks = mu.far_walks(rules)
+    assert walks == mu.far_walks(rules)  # the same rules, the same plays
+    m = mu.mutant_by_id("drop:normal_summon:0")
+    ts = TransitionSystem(rules)
+    seeded = mu.seeded_setup(rules, ts, m, [], walks)
+    with mu.activated(m):
+        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 5, 0, "auto", None, far=True)
+        assert r is not None and r.prop == "nothing-after-the-duel" and r.trace is not None, r
+        certify(ts, BY_NAME[r.prop].checks[0], r.trace, False)
+        assert r.trace.steps[0].state.v == ts.init().v and r.trace.steps[-1].action == "normal_summon"
+        assert r.trace.steps[-2].state.g("winner") != 0 and "from step" in r.note
+
+
+def test_several_starts_are_stated_cell_by_cell_and_the_selector_names_the_start() -> None:
+    """The first state is one of several, by a selector: with the selector at i, the first state is the i-th
+    start and no other (each cell as a function of the selector)."""
+    ts = TransitionSystem(Rules())
+    for starts in ([_walk(ts, 9, n) for n in (0, 3, 8, 15, 15, 30)], [_walk(ts, 9, n) for n in (0, 3)]):
+        _selects(ts, starts)
+
+
+def _selects(ts: TransitionSystem, starts: list[State]) -> None:
+    u = Unrolling(ts, starts)
+    assert u.selector is not None
+    for i, st in enumerate(starts):
+        same = z3.And(
+            *(u.states[0].v[k] == (bool(st.v[k]) if z3.is_bool(u.states[0].v[k]) else st.v[k]) for k in ts.keys)
+        )
+        solver = z3.SolverFor("QF_BV")
+        solver.add(*u.constraints, u.selector == i)
+        assert solver.check(z3.Not(same)) == z3.unsat, i
+        assert solver.check(same) == z3.sat, i
+    if len(starts) < 1 << u.selector.size():
+        solver = z3.SolverFor("QF_BV")
+        solver.add(*u.constraints, u.selector == len(starts))
+        assert solver.check() == z3.unsat  # no start past the last

@@ -205,7 +205,6 @@ def seeded_search(
             if defs:
                 told.append(z3.substitute(z3.And(*defs), *pairs, (placeholder, left)))
             session.add(z3.And(*told))
-            began = time.perf_counter()
             while hits:
                 check_interrupt()
                 session.deadline = deadline
@@ -215,7 +214,6 @@ def seeded_search(
                     return SeededReach("unknown", d, note=f"stopped at depth {d}: the time limit")
                 if answer == UNSAT:
                     session.add(z3.Not(z3.Or(*hits.values())))
-                    _say(f"depth {d}: refuted in {time.perf_counter() - began:.1f} s")
                     break
                 if answer != SAT:
                     return SeededReach("unknown", d, note=f"the solver gave no answer at depth {d}")
@@ -250,13 +248,6 @@ def _goal_template(b: TransitionSystem, goals: list[Goal]) -> tuple[SymStep, lis
         b.cache[key] = (st, terms)
     cached: tuple[SymStep, list[Any]] = b.cache[key]
     return cached
-
-
-def _say(text: str) -> None:
-    import os
-
-    if os.environ.get("DUELCHECK_SEEDED_TRACE"):
-        print(f"    {text}", flush=True)
 
 
 def _is(v: Any, values: dict[str, Any]) -> Any:

@@ -1213,7 +1213,8 @@ def seeded_setup(rules: Rules, ts: Any, mutant: Mutant, lemmas: Sequence[str], p
     and the plays (label -> moves: the baseline's, those beyond the bound, the far walks) replayed under the
     rules, each up to a step they refuse."""
     from duelcheck.engines.seeded import disagreement
-    from duelcheck.model.system import Step, TransitionSystem
+    from duelcheck.engines.sim import replay_prefix
+    from duelcheck.model.system import TransitionSystem
 
     if S.MUTATION is not None:
         raise InternalError("the rules' side of the seeded search is made with no mutant active")
@@ -1221,14 +1222,7 @@ def seeded_setup(rules: Rules, ts: Any, mutant: Mutant, lemmas: Sequence[str], p
     dis = disagreement(a, ts, lambda: activated(mutant))
     steps_of: dict[str, list[Any]] = {}
     for label in sorted(plays):
-        state = a.init()
-        steps = [Step("init", {}, state)]
-        for name, params in plays[label]:
-            out = a.apply(state, name, params)
-            if not out.ok or out.state is None:
-                break
-            state = out.state
-            steps.append(Step(name, dict(params), state))
+        steps = replay_prefix(a, plays[label])
         steps_of[label if label.startswith("a seeded") else f"the play reaching {label}"] = steps
     return Seeded(a, dis, lemma_checks(lemmas), set(lemmas), steps_of)
 
@@ -1290,20 +1284,12 @@ def _seeded_kill(
         except InternalError:
             return False
 
+    search = functools.partial(
+        seeded_search, seeded.rules_ts, ts, seeded.dis, seeded.lemmas, invariants, depth, after, solver, deadline,
+        accept, seeded.proved,
+    )  # fmt: skip
     if not far:
-        got = seeded_search(
-            seeded.rules_ts,
-            ts,
-            seeded.dis,
-            seeded.lemmas,
-            invariants,
-            depth,
-            after,
-            solver,
-            deadline,
-            accept,
-            seeded.proved,
-        )
+        got = search()
         if got.status != "reached" or got.goal is None or got.trace is None:
             return None, got.note or f"{got.status} up to {got.depth}"
         trace = got.trace
@@ -1320,20 +1306,7 @@ def _seeded_kill(
             if not starts:
                 continue
             group.append((starts, how))
-            got = seeded_search(
-                seeded.rules_ts,
-                ts,
-                seeded.dis,
-                seeded.lemmas,
-                invariants,
-                depth,
-                after,
-                solver,
-                deadline,
-                accept,
-                seeded.proved,
-                starts,
-            )
+            got = search(starts)
             if got.status == "unknown":
                 return None, got.note
             if got.status == "reached" and got.goal is not None and got.trace is not None:

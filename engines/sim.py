@@ -112,6 +112,19 @@ class Simulator:
 Play = list[tuple[str, dict[str, int]]]
 
 
+def replay_prefix(ts: TransitionSystem, moves: Play) -> list[Step]:
+    """A play replayed from the initial state up to the first step `ts` refuses: its steps, from "init"."""
+    state = ts.init()
+    steps = [Step("init", {}, state)]
+    for name, params in moves:
+        out = ts.apply(state, name, params)
+        if not out.ok or out.state is None:
+            break
+        state = out.state
+        steps.append(Step(name, dict(params), state))
+    return steps
+
+
 def play_states(
     ts: TransitionSystem, plays: dict[str, Play], walks: int = 0, length: int = 300, seed: int = 7
 ) -> tuple[list[State], list[tuple[str, list[Step]]]]:
@@ -131,15 +144,9 @@ def play_states(
             how.append((label, list(steps)))
 
     for label in sorted(plays):
-        state = ts.init()
-        steps = [Step("init", {}, state)]
-        for name, params in plays[label]:
-            out = ts.apply(state, name, params)
-            if not out.ok or out.state is None:
-                break
-            state = out.state
-            steps.append(Step(name, dict(params), state))
-            keep(f"the play reaching {label}", steps)
+        steps = replay_prefix(ts, plays[label])
+        for i in range(1, len(steps)):
+            keep(f"the play reaching {label}", steps[: i + 1])
     for w in range(walks):
         sim = Simulator(ts, seed=w)
         sim.calm = CALM_LEVELS[1 + w % (len(CALM_LEVELS) - 1)]

@@ -15,6 +15,7 @@ from typing import Any
 
 from duelcheck.engines.base import Trace
 from duelcheck.engines.limits import check_interrupt
+from duelcheck.errors import InternalError
 from duelcheck.model.cards import NO_CHOICE, STOP, TO_BATTLE, TO_END
 from duelcheck.model.state import State
 from duelcheck.model.system import Step, TransitionSystem
@@ -68,11 +69,15 @@ class Simulator:
                 out = ts.apply(s, name, params)
                 if out.ok and out.state is not None:
                     return Step(name, dict(params), out.state)
-        options = list(ts.successors(s))
+        options = list(ts.enabled(s))  # the guards alone: only the chosen instance's state is made
         if not options:
             return None
-        weights = [WEIGHTS.get(o.action, 1.0) * (3.0 if o.params.get("choice") == TO_BATTLE else 1.0) for o in options]
-        return rng.choices(options, weights)[0]
+        weights = [WEIGHTS.get(name, 1.0) * (3.0 if p.get("choice") == TO_BATTLE else 1.0) for name, p in options]
+        name, params = rng.choices(options, weights)[0]
+        out = ts.apply(s, name, params)
+        if not out.ok or out.state is None:
+            raise InternalError(f"{name} was enabled and then refused: {out.reason}")
+        return Step(name, params, out.state)
 
     def search(self, checks: list[Check], deadline: float | None = None) -> dict[int, Trace]:
         """Walk until every check has a witness or the walks are done; the first trace found for each.

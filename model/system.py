@@ -28,6 +28,17 @@ from duelcheck.model.state import (
 from duelcheck.rules import Rules
 
 
+class _ReadsParameter(Exception):
+    """An action body read a parameter of the `_Unread` stand-in."""
+
+
+class _Unread:
+    """Parameters that may not be read: the first read raises `_ReadsParameter`."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise _ReadsParameter(name)
+
+
 @dataclass
 class Step:
     """One concrete step: the action taken, its parameters, and the state it led to."""
@@ -138,10 +149,47 @@ class TransitionSystem:
     def successors(self, s: State) -> Iterator[Step]:
         """Every enabled action instance and its successor (candidates filtered by the guard)."""
         for act in self.actions:
+            if self.refused_whatever_params(s, act):
+                continue  # every candidate would be refused for the same reason: none is tried
             for params in act.candidates(s):
                 out = self.apply(s, act.name, params)
                 if out.ok and out.state is not None:
                     yield Step(act.name, dict(params), out.state)
+
+    def enabled(self, s: State) -> Iterator[tuple[str, dict[str, int]]]:
+        """Every enabled action instance, in the order of `successors`, without its successor state (the
+        guard alone is run: a random player that picks one instance needs only the chosen one's state)."""
+        for act in self.actions:
+            if self.refused_whatever_params(s, act):
+                continue
+            for params in act.candidates(s):
+                if act.parts is not None:
+                    if self.apply(s, act.name, params).ok:
+                        yield act.name, dict(params)
+                    continue
+                try:
+                    with action_body(act.name):
+                        act.body(s, Params(params), s.edit())
+                except Rejected:
+                    continue
+                yield act.name, dict(params)
+
+    def refused_whatever_params(self, s: State, act: Action) -> bool:
+        """The action's body refuses it in `s` before it reads any parameter: then it refuses every instance
+        (the body is a function of the state and the parameters, and failed before the parameters could tell).
+        A shortcut for enumerating successors: most actions are refused by a guard on the state alone
+        (not this player's priority, not this phase), and their hundreds of candidates need not be tried."""
+        if not act.params or act.parts is not None:
+            return False  # nothing to save, or a composite's parts read its parameters at once
+        n = s.edit()
+        try:
+            with action_body(act.name):
+                act.body(s, _Unread(), n)  # type: ignore[arg-type]
+        except Rejected:
+            return True
+        except _ReadsParameter:
+            return False
+        return False
 
     # -- symbolic -----------------------------------------------------------------------------
     def sym_state(self, tag: str) -> State:

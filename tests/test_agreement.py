@@ -136,3 +136,58 @@ def test_a_read_past_the_last_cell_agrees_in_both_semantics(seed: int, length: i
         solver = z3.Solver()
         solver.add(*pinned(s), i == idx[-1] % 32, PRE.g(name, *idx[:-1], i) != concrete)
         assert solver.check() == z3.unsat, (name, idx)
+
+
+def _every_instance(ts: TransitionSystem, s: State) -> list[tuple[str, dict[str, int]]]:
+    """Every candidate of every action tried, no shortcut: the enabled instances by brute force."""
+    return [(act.name, dict(p)) for act in ts.actions for p in act.candidates(s) if ts.apply(s, act.name, dict(p)).ok]
+
+
+def _corpus_states() -> list[State]:
+    """The boards of the scenario corpus (battles, replays, chains, the hand limit) and every state their
+    legal actions reach, under the official rules."""
+    import json
+    from pathlib import Path
+
+    from duelcheck.conformance import step_entry
+    from duelcheck.log import board_state, is_log, log_rules, parse
+
+    out = []
+    for path in sorted((Path(__file__).parent / "scenarios").rglob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not is_log(data):
+            continue
+        log = parse(data, str(path))
+        if log_rules(log, str(path)) != Rules():
+            continue
+        state = board_state(TS, log.board, str(path))
+        out.append(state)
+        for i, entry in enumerate(log.actions, 1):
+            after, reason, _ = step_entry(TS, state, entry, i, str(path))
+            if reason is not None or after is state:
+                break
+            state = after
+            out.append(state)
+    return out
+
+
+def test_skipping_an_action_refused_before_its_parameters_are_read_loses_no_instance() -> None:
+    """`successors` and `enabled` skip an action whose body refuses it before reading a parameter; they list
+    exactly the instances that trying every candidate finds, in the same order, under the rules and under a
+    mutant that drops the priority guard of activations (the mutation hook runs in the skipped body too)."""
+    import contextlib
+
+    from duelcheck.engines import mutate as mu
+
+    states = _corpus_states()[::9]  # every ninth: battles, a replay and chains are among them
+    seen: set[str] = set()
+    for mutant in (None, "drop:activate:1"):
+        with mu.activated(mu.mutant_by_id(mutant)) if mutant else contextlib.nullcontext():
+            ts = TransitionSystem(Rules())
+            for s in states:
+                brute = _every_instance(ts, s)
+                steps = list(ts.successors(s))
+                assert [(st.action, st.params) for st in steps] == brute
+                assert list(ts.enabled(s)) == brute
+                seen |= {name for name, _ in brute}
+    assert {"declare_attack", "replay_select", "activate", "resolve", "normal_summon"} <= seen, seen

@@ -1505,7 +1505,8 @@ def kill(
     original = proof_terms(rules, lemmas) if prove and whole and mutant.kind == "compare" else None
     ts = TransitionSystem(rules)  # its relation is made with the mutant in force, when first asked for
     walks = far or {}  # the preparation's random plays under the rules (`far_walks`), if given
-    seeded = seeded_setup(rules, ts, mutant, lemmas, {**(plays or {}), **(deep or {}), **walks})
+    # the seeded search prunes by the lemmas: with none proved it is not run, and not set up
+    seeded = seeded_setup(rules, ts, mutant, lemmas, {**(plays or {}), **(deep or {}), **walks}) if lemmas else None
 
     def seeded_kill(r: Any) -> dict[str, Any]:
         return _outcome(
@@ -1538,7 +1539,7 @@ def kill(
             # mutant takes otherwise, where an invariant breaks (most kills: a missing guard lets one step through)
             # (with no invariant proved for the rules it would be the shallow search below made deeper, unpruned)
             hit = None
-            if seeded.lemmas:
+            if seeded is not None:
                 hit, _ = _seeded_kill(ts, seeded, invariants, depth + SEEDED_BEYOND, 0, solver, deadline)
             if hit is not None:
                 return seeded_kill(hit)
@@ -1570,12 +1571,12 @@ def kill(
                 # the seeded search again: from the states of the rules' own plays (a duel won, a deck nearly
                 # drawn), and from the start with a longer tail after the first step taken otherwise
                 hit = None
-                if seeded.lemmas:
+                if seeded is not None:
                     hit, _ = _seeded_kill(ts, seeded, invariants, FAR_DEPTH, 0, solver, deadline, far=True)
-                for after in SEEDED_TAILS if hit is None and seeded.lemmas else ():
-                    hit, _ = _seeded_kill(ts, seeded, invariants, depth, after, solver, deadline)
-                    if hit is not None:
-                        break
+                    for after in SEEDED_TAILS if hit is None else ():
+                        hit, _ = _seeded_kill(ts, seeded, invariants, depth, after, solver, deadline)
+                        if hit is not None:
+                            break
                 if hit is not None:
                     hit_out = seeded_kill(hit)
                     hit_out["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
@@ -1712,7 +1713,7 @@ def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[
         "plays": plays,
         # the witnesses beyond the bound: by the search a few steps on, then by simulation
         "deep_plays": {**further, **deep_plays(r, reached)} if deep else {},
-        "far_plays": far_walks(r),
+        "far_plays": far_walks(r) if lemmas else {},  # the seeded search's starts: it runs only with lemmas
         "seconds": time.monotonic() - started,
         "model_version": model_version(),
     }

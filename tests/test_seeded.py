@@ -9,6 +9,7 @@ here): about a minute on a busy 2-core machine.
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 from typing import Any
 
@@ -39,11 +40,13 @@ def _walk(ts: TransitionSystem, seed: int, length: int) -> State:
     return s
 
 
-def _states(ts: TransitionSystem) -> list[State]:
-    """Every fourth state of a few plays of the simulator's lively players (Summons, attacks, damage
-    calculations, chains on the way)."""
+@functools.cache
+def _states() -> list[State]:
+    """Every eighth state of a few plays of the simulator's lively players (Summons, attacks, damage
+    calculations, chains on the way), under the official rules; made once for every test of the module."""
     from duelcheck.engines.sim import CALM_LEVELS, Simulator
 
+    ts = TransitionSystem(Rules())
     out = []
     for seed in (2, 5, 11):
         sim = Simulator(ts, seed=seed)
@@ -55,7 +58,7 @@ def _states(ts: TransitionSystem) -> list[State]:
             if step is None:
                 break
             s = step.state
-            if i % 4 == 0:
+            if i % 8 == 0:
                 out.append(s)
     return out
 
@@ -94,7 +97,7 @@ def test_the_disagreement_is_where_the_mutant_steps_otherwise_in_both_semantics(
     dis = disagreement(a, b, lambda: mu.activated(m))
     assert dis.actions, "the mutant changes some step"
     seen = {True: 0, False: 0}
-    for s in _states(a):
+    for s in _states():
         solver = z3.Solver()  # the state's values as a model: the disagreement is evaluated in it
         solver.add(*(dis.pre.v[k] == _val(dis.pre.v[k], s.v[k]) for k in a.keys))
         instances = [(act.name, p) for act in a.actions for p in list(act.candidates(s))[:8]]
@@ -139,8 +142,8 @@ def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None
         prop = BY_NAME[r.prop]
         certify(ts, next(c for c in prop.checks if c.label == r.case), r.trace, False)
         assert r.trace.steps[-1].action == "pass" and "every shorter one refuted" in r.note
-        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, 6, 0, "auto", None)
-        assert none is None and "unreached up to 6" in why
+        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", None)  # the depths the probe asks
+        assert none is None and "unreached up to 4" in why
     a = TransitionSystem(Rules())  # the rules as written refuse the last step
     state = r.trace.steps[-2].state
     assert not a.apply(state, "pass", r.trace.steps[-1].params).ok
@@ -151,21 +154,26 @@ def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None
 
 
 def test_the_far_search_starts_from_the_states_of_a_play_the_rules_make() -> None:
-    """A Normal Summon after the duel is over (drop:normal_summon:0) needs a deck drawn out: the seeded
-    search from the states of the rules' random plays (two-card decks: a short duel) finds it, the trace is
-    that play up to its start then the search's steps, certified from the start of the duel."""
-    rules = Rules(deck_size=2, starting_hand=1)
+    """The last card's draw read as a deck-out (compare:normal_draw:1, `deck < count` as `<=`) needs a deck
+    nearly drawn: no play from the start of the duel reaches it within 2 steps, while the seeded search from the
+    states of the rules' random plays (10-card decks: a short duel) finds it one step on. The trace is that play
+    up to its start then the search's step, certified from the start of the duel."""
+    rules = Rules(deck_size=10)
     walks = mu.far_walks(rules)
     assert walks == mu.far_walks(rules)  # the same rules, the same plays
-    m = mu.mutant_by_id("drop:normal_summon:0")
+    m = mu.mutant_by_id("compare:normal_draw:1")
     ts = TransitionSystem(rules)
     seeded = mu.seeded_setup(rules, ts, m, [], walks)
     with mu.activated(m):
-        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 5, 0, "auto", None, far=True)
-        assert r is not None and r.prop == "nothing-after-the-duel" and r.trace is not None, r
+        near, why = mu._seeded_kill(ts, seeded, INVARIANTS, 2, 0, "auto", None)
+        assert near is None and "unreached up to 2" in why
+        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 1, 0, "auto", None, far=True)
+        assert r is not None and r.prop == "deck-out-loses" and r.trace is not None, r
         certify(ts, BY_NAME[r.prop].checks[0], r.trace, False)
-        assert r.trace.steps[0].state.v == ts.init().v and r.trace.steps[-1].action == "normal_summon"
-        assert r.trace.steps[-2].state.g("winner") != 0 and "from step" in r.note
+        assert r.trace.steps[0].state.v == ts.init().v and r.trace.steps[-1].action == "normal_draw"
+        before = r.trace.steps[-2].state
+        assert before.g("deck", before.tp) == 1 and r.trace.steps[-1].state.g("winner") != 0
+        assert "from step" in r.note and len(r.trace) > 10
 
 
 def test_several_starts_are_stated_cell_by_cell_and_the_selector_names_the_start() -> None:

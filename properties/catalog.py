@@ -195,6 +195,20 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
+        # 6.3: on turn 1 the second player has had no turn: no card of theirs on the field, no link or waiting
+        # effect of theirs, so nothing has skipped a phase of the first player's (the path that skips Main Phase 1
+        # meets the turn-1 Battle Phase rule only on later turns)
+        k.implies(
+            s.g("turn") == 1,
+            k.and_(
+                k.not_(s.g("skip_m1", 0)),
+                k.not_(s.g("skip_bp", 0)),
+                s.g("trig", 1) == Pending.NONE,
+                *(k.not_(s.g("m_occ", 1, z)) for z in range(mz)),
+                *(k.not_(s.g("s_occ", 1, z)) for z in range(sz)),
+                *(k.implies(j < length, s.g("c_owner", j) == 0) for j in range(cl)),
+            ),
+        ),
         # 6.3.1: before the normal draw nothing is done: the duel goes on, the turn player holds priority, no one
         # has passed
         k.implies(

@@ -232,6 +232,28 @@ def test_a_guard_implied_by_another_and_a_proved_invariant_is_an_equivalent_muta
     assert mu.equivalence(Rules(), mu.mutant_by_id("negate:pass:7"), [])[0] == "not-equivalent"
 
 
+def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_rule() -> None:
+    """6.3.4 refuses a Battle Phase on turn 1 wherever Main Phase 1 ends, also when an effect had it skipped
+    (seed 000); but on turn 1 the second player has had no turn, so no effect of theirs has skipped a phase of
+    the first player's (well-formed, proved for all depths). Dropping the rule on that path is a dead rule,
+    proved; the well-formed facts without the turn-1 fact leave it open."""
+    from duelcheck.properties.catalog import well_formed_facts
+
+    def facts(turn_1: bool) -> Check:
+        def holds(s: Any) -> Any:
+            out = well_formed_facts(s)
+            return s.k.and_(*(out if turn_1 else [f for f in out if "skip_m1" not in str(f)]))
+
+        return Check("", "state", holds)
+
+    for mid in ("drop:pass:13", "drop:end_step:33"):
+        m = mu.mutant_by_id(mid)
+        assert m.reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
+        status, why = mu.equivalence(Rules(), m, [facts(True)])
+        assert status == "equivalent" and "dead rule" in why, (mid, why)
+        assert mu.equivalence(Rules(), m, [facts(False)])[0] == "not-equivalent", mid
+
+
 # -- killing ------------------------------------------------------------------------------------------------------
 
 

@@ -846,7 +846,9 @@ def deep_search(
     """Beyond the bound: the goals still not found, searched `DEEP_DEPTH` steps on from every state of the
     boards already found (`DEEP_ROUNDS` rounds: each from the boards the round before found), then from the
     states of all boards and of `DEEP_WALKS` seeded random plays, their first 60 steps, then 300 (engines/sim.py's
-    lively players: battles, Flip Summons and discards come late). A board found so is the play to that
+    lively players: battles, Flip Summons and discards come late), then from the states of each of
+    `duelcheck mutate`'s far walks (seeded random plays to the end of the duel: a deck drawn out, a duel won,
+    where the end-of-duel rules decide). A board found so is the play to that
     state and the search's steps, shortened by delta debugging (each candidate replayed by the interpreter,
     the goal tested concretely by `holds`) and marked not proved shortest. Deterministic: fixed seeds and
     fixed budgets, no clock."""
@@ -855,32 +857,18 @@ def deep_search(
     from duelcheck.properties.catalog import Check
 
     done: set[str] = set()
-    rounds = [(0, 0)] * DEEP_ROUNDS + [(DEEP_WALKS, length) for length in DEEP_WALK_LENGTHS]
-    for r, (walks, length) in enumerate(rounds):
-        pending = [g for g in goals if g.status == "not-found"]
-        if not pending:
-            return
-        fresh = {g.name: [(a, dict(p)) for a, p, _ in g.steps[1:]] for g in goals if g.status == "found"}
-        if not walks and r and not set(fresh) - done:
-            continue  # the last round found nothing new to start from
-        # the boards found in the last round are plays of their own: the next round goes on from their states
-        plays = {name: play for name, play in fresh.items() if walks or name not in done}
-        done |= set(fresh)
-        starts, how = play_states(ts, plays, walks, length, DEEP_SEED)
-        if not starts:
-            continue
+    tell = progress or (lambda text: None)
+    searched = 0  # the states searched from, in every round
+
+    def one_round(pending: list[Goal], starts: list[State], how: list[tuple[str, list[Step]]], where: str) -> None:
+        """The pending goals searched DEEP_DEPTH steps on from these states; each found is shortened."""
         kept = {id(g): (g.depth, g.note) for g in pending}
-        where = "the boards' plays" if not walks else f"the boards' plays and {walks} seeded random plays of {length}"
-        tell = progress or (lambda text: None)
         tell(f"beyond the bound: {len(pending)} boards, from {len(starts)} states of {where}")
         search(ts, pending, table, DEEP_DEPTH, solver, progress, start=starts)
         for g in pending:
             if g.status != "found":
                 g.status = "not-found"  # (or unknown) the deep search is not a refutation: the bound's verdict
                 g.depth, g.note = kept[id(g)]
-                if walks and length == DEEP_WALK_LENGTHS[-1]:
-                    beyond = f"nor {DEEP_DEPTH} steps on from {len(starts)} states of plays"
-                    g.note = f"{g.note}; {beyond}" if g.note else beyond
                 continue
             first = g.steps[0][2]
             label, before = next((lab, st) for x, (lab, st) in zip(starts, how, strict=True) if x.v == first.v)
@@ -896,6 +884,42 @@ def deep_search(
                 f"beyond the bound: from step {len(before) - 1} of {label}, {whole} steps in all, shortened to "
                 f"{g.depth} by delta debugging; not proved the shortest"
             )
+
+    rounds = [(0, 0)] * DEEP_ROUNDS + [(DEEP_WALKS, length) for length in DEEP_WALK_LENGTHS]
+    for r, (walks, length) in enumerate(rounds):
+        pending = [g for g in goals if g.status == "not-found"]
+        if not pending:
+            return
+        fresh = {g.name: [(a, dict(p)) for a, p, _ in g.steps[1:]] for g in goals if g.status == "found"}
+        if not walks and r and not set(fresh) - done:
+            continue  # the last round found nothing new to start from
+        # the boards found in the last round are plays of their own: the next round goes on from their states
+        plays = {name: play for name, play in fresh.items() if walks or name not in done}
+        done |= set(fresh)
+        starts, how = play_states(ts, plays, walks, length, DEEP_SEED)
+        if starts:
+            where = (
+                "the boards' plays" if not walks else f"the boards' plays and {walks} seeded random plays of {length}"
+            )
+            one_round(pending, starts, how, where)
+            searched += len(starts)
+    # last, the states of plays to the end of the duel (engines/mutate.py's far walks: a deck drawn out, a duel
+    # won, where the end-of-duel rules decide), each play's in a search of its own, the shortest first
+    from duelcheck.engines.mutate import far_walks
+
+    walks_far = far_walks(ts.rules) if any(g.status == "not-found" for g in goals) else {}
+    for label in sorted(walks_far, key=lambda x: (len(walks_far[x]), x)):
+        pending = [g for g in goals if g.status == "not-found"]
+        if not pending:
+            return
+        starts, how = play_states(ts, {label: walks_far[label]})
+        how = [(label, steps) for _, steps in how]
+        one_round(pending, starts, how, f"{label}, to the end of the duel")
+        searched += len(starts)
+    for g in goals:
+        if g.status == "not-found" and searched:
+            beyond = f"nor {DEEP_DEPTH} steps on from {searched} states of plays"
+            g.note = f"{g.note}; {beyond}" if g.note else beyond
 
 
 def reachable_facts(rules: Rules, s: State, cache: Path | None = None) -> list[Any]:

@@ -347,6 +347,20 @@ def test_a_board_beyond_the_bound_is_found_from_the_states_of_plays(tmp_path: Pa
     assert report.exit_code == 0 and "expected outcome: matched" in report.output
 
 
+def test_a_duel_won_is_found_from_the_states_of_a_play_to_the_end_of_the_duel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A won duel lies past the bound and past every board's play: with no lively random plays, the last round
+    (plays to the end of the duel, one at a time) finds it, certified, 0 to 4 steps on from a state of such a
+    play (10-card decks: a short duel)."""
+    from duelcheck.engines import boards
+
+    monkeypatch.setattr(boards, "DEEP_WALKS", 0)
+    expr = "winner != none"
+    got = run(Rules(deck_size=10), depth=3, boundaries=False, guards=False, wheres=(expr,))
+    g = got.by_kind("where")[0]
+    assert g.status == "found" and "seeded random play" in g.note and not g.minimal, g.note
+    assert parse_where(expr, Rules(deck_size=10))(g.steps[-1][2]) is True and g.depth > 3
+
+
 def test_a_state_whose_flags_hold_numbers_is_a_start() -> None:
     """A board's parameters come back from the solver as numbers, and a replayed play may write 0 or 1 into a
     flag (a Set in face-down position): such a state is still a start of the search, its flags read as

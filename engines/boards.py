@@ -913,8 +913,8 @@ def deep_search(
         if not pending:
             return
         starts, how = play_states(ts, {label: walks_far[label]})
-        how = [(label, steps) for _, steps in how]
-        one_round(pending, starts, how, f"{label}, to the end of the duel")
+        how = [(f"{label} to the end of the duel", steps) for _, steps in how]
+        one_round(pending, starts, how, f"{label} to the end of the duel")
         searched += len(starts)
     for g in goals:
         if g.status == "not-found" and searched:

@@ -357,7 +357,7 @@ def test_a_duel_won_is_found_from_the_states_of_a_play_to_the_end_of_the_duel(mo
     expr = "winner != none"
     got = run(Rules(deck_size=10), depth=3, boundaries=False, guards=False, wheres=(expr,))
     g = got.by_kind("where")[0]
-    assert g.status == "found" and "seeded random play" in g.note and not g.minimal, g.note
+    assert g.status == "found" and "to the end of the duel" in g.note and not g.minimal, g.note
     assert parse_where(expr, Rules(deck_size=10))(g.steps[-1][2]) is True and g.depth > 3
 
 

@@ -27,7 +27,7 @@ def timed(mutants: list[mu.Mutant], prepared: dict, depth: int, options: dict, w
         store = Path(folder) / "mutate.sqlite"
         db = mu.Store(store)
         version = mu.model_version()
-        db.put_prepared(version, mu.settings_of(Rules(), depth, options), prepared)
+        db.put_prepared(version, mu.preparation_settings(Rules(), depth, options), prepared)
         db.close()
         t0 = time.perf_counter()
         outcome = mu.run(mutants, store, depth=depth, options=options, workers=workers)

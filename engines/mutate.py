@@ -1922,6 +1922,12 @@ def settings_of(rules: Rules, depth: int, options: dict[str, Any]) -> str:
     return json.dumps({"rules": rules.model_dump(), "depth": depth, "probe": PROBE_DEPTH, **kept}, sort_keys=True)
 
 
+def preparation_settings(rules: Rules, depth: int, options: dict[str, Any]) -> str:
+    """What the preparation depends on: the settings of the mutants' results but the time each mutant may take
+    (it runs no mutant), so that checking the unknown again with a longer --timeout reuses it."""
+    return settings_of(rules, depth, {k: v for k, v in options.items() if k != "timeout"})
+
+
 Progress = Callable[[int, int, Mutant, "Row | None", "str | None"], None]
 
 
@@ -1961,9 +1967,10 @@ def run(
     try:
         version = model_version()
         settings = settings_of(rules, depth, options)
+        prep_settings = preparation_settings(rules, depth, options)
         run_id = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         pending = [m for m in mutants if not _held(db.get(m.id, version), m, settings)]
-        prepared = db.prepared(version, settings) or {}
+        prepared = db.prepared(version, prep_settings) or {}
         outcome = Outcome(
             mutants,
             excluded or [],
@@ -1988,7 +1995,7 @@ def run(
                         prepared = _prepare_on(client, rules, depth, options, run_id, sigint_seen)
                         if prepared.pop("model_version") != version:
                             raise InternalError("the workers run another model version")
-                        db.put_prepared(version, settings, prepared)
+                        db.put_prepared(version, prep_settings, prepared)
                         outcome.prepared = prepared
                     _run_pending(client, db, rules, depth, options, settings, pending, outcome, on_mutant, sigint_seen)
             except KeyboardInterrupt:

@@ -364,16 +364,20 @@ def test_a_probe_without_an_answer_is_unknown_never_survived() -> None:
 # -- the store: a killed run resumes ------------------------------------------------------------------------------
 
 
-def _run(store: Path) -> dict[str, Any]:
-    args = ["mutate", "--only", "normal_draw", "--kind", "drop", "--limit", "3", "--depth", "2", "--no-proofs"]
-    result = CliRunner().invoke(main, [*args, "--workers", "1", "--store", str(store), "--format", "json"])
+def _run(store: Path, *args: str) -> tuple[dict[str, Any], str]:
+    """A mutation run into `store` (the first three dropped guards of the normal draw, unless `args` name
+    others): its JSON report and what it told on stderr."""
+    args = args or ("--only", "normal_draw", "--kind", "drop", "--limit", "3")
+    store_args = ["--store", str(store), "--format", "json"]
+    result = CliRunner().invoke(main, ["mutate", *args, "--depth", "2", "--no-proofs", "--workers", "1", *store_args])
     assert result.exit_code == 0, result.output
-    return dict(json.loads(result.stdout))
+    return dict(json.loads(result.stdout)), result.stderr
 
 
 def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
     store = tmp_path / "mutate.sqlite"
-    first = _run(store)
+    first, told = _run(store)
+    assert "proving the invariants" in told  # the preparation, made once
     ids = ["drop:normal_draw:0", "drop:normal_draw:1", "drop:normal_draw:2"]
     assert [m["id"] for m in first["mutants"]] == ids
     assert first["ran"] == 3 and first["from_store"] == 0
@@ -384,8 +388,8 @@ def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
     with db:
         db.execute("DELETE FROM mutants WHERE mutant_id = ?", (ids[1],))
     db.close()
-    again = _run(store)
-    assert again["ran"] == 1 and again["from_store"] == 2
+    again, told = _run(store)
+    assert again["ran"] == 1 and again["from_store"] == 2 and "proving the invariants" not in told
     assert [m["id"] for m in again["mutants"] if m["ran_now"]] == [ids[1]]
     db = sqlite3.connect(store)
     after = {r[0]: r[1:] for r in db.execute("SELECT mutant_id, run_id, finished_at, status FROM mutants")}
@@ -395,6 +399,10 @@ def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
         assert after[mid] == rows[mid]  # untouched: the same run, the same moment
     assert after[ids[1]][2] == rows[ids[1]][2] and after[ids[1]][0] != rows[ids[1]][0]
     assert [m["status"] for m in again["mutants"]] == [m["status"] for m in first["mutants"]]
+    # checked again with a longer time limit: the mutant runs again (its result depended on the limit), with the
+    # store's preparation (it runs no mutant: the limit is not among what it depends on)
+    longer, told = _run(store, "--mutant", ids[0], "--timeout", "500")
+    assert longer["ran"] == 1 and longer["mutants"][0]["ran_now"] and "proving the invariants" not in told
 
 
 # -- comparison mutants ---------------------------------------------------------------------------------------------

@@ -1508,7 +1508,8 @@ def kill(
     # the seeded search prunes by the lemmas: with none proved it is not run, and not set up
     seeded = seeded_setup(rules, ts, mutant, lemmas, {**(plays or {}), **(deep or {}), **walks}) if lemmas else None
 
-    def seeded_kill(r: Any) -> dict[str, Any]:
+    def violation_kill(r: Any) -> dict[str, Any]:
+        """A certified violation found before the checker (a replayed play, the seeded search): the kill."""
         return _outcome(
             "killed",
             f"violated at step {r.length}; {r.note}",
@@ -1527,14 +1528,7 @@ def kill(
             # the rules' own plays replayed under the mutant, every invariant checked along them (milliseconds)
             seen = _replay_violation(ts, invariants, {**(plays or {}), **(deep or {})})
             if seen is not None:
-                return _outcome(
-                    "killed",
-                    f"violated at step {seen.length}; {seen.note}",
-                    {seen.label: f"violated ({seen.length})"},
-                    killed_by=seen.label,
-                    kill_kind="violated",
-                    length=seen.length,
-                )
+                return violation_kill(seen)
             # the seeded search: the rules' plays, pruned by their proved invariants, up to the first step the
             # mutant takes otherwise, where an invariant breaks (most kills: a missing guard lets one step through)
             # (with no invariant proved for the rules it would be the shallow search below made deeper, unpruned)
@@ -1542,7 +1536,7 @@ def kill(
             if seeded is not None:
                 hit, _ = _seeded_kill(ts, seeded, invariants, depth + SEEDED_BEYOND, 0, solver, deadline)
             if hit is not None:
-                return seeded_kill(hit)
+                return violation_kill(hit)
             probe = min(depth, PROBE_DEPTH)
             probed = _probe(ts, invariants, probe, solver, deadline)
             kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
@@ -1578,7 +1572,7 @@ def kill(
                         if hit is not None:
                             break
                 if hit is not None:
-                    hit_out = seeded_kill(hit)
+                    hit_out = violation_kill(hit)
                     hit_out["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
                     return hit_out
                 searched = prove or depth > probe  # the invariants are checked again below, fully

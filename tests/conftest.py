@@ -1,8 +1,9 @@
-"""Shared helpers: boards built by hand, a short way to play actions."""
+"""Shared helpers: boards built by hand, a short way to play actions, a uniform random walk."""
 
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -64,3 +65,15 @@ def board(ts: TransitionSystem, **changes: Any) -> State:
         assert key in v, key
         v[key] = int(value) if isinstance(value, Phase) else value
     return State(s.k, s.r, s.schema, v)
+
+
+def walk(ts: TransitionSystem, seed: int, length: int) -> State:
+    """The state after `length` steps, each chosen uniformly among every enabled step (fewer if none is)."""
+    rng = random.Random(seed)
+    s = ts.init()
+    for _ in range(length):
+        options = list(ts.successors(s))
+        if not options:
+            break
+        s = rng.choice(options).state
+    return s

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import z3
+from conftest import walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,17 +18,6 @@ STEP: SymStep = TS.sym_step(PRE, "@hyp1")
 # the enumerator tries a set of values for ATK, DEF and ATK changes (any other value is covered by the
 # first test: the concrete and symbolic successors agree whatever the values)
 SEARCH = [spec.search_domain(STEP.params[name]) for name, spec in PARAMS.items()]
-
-
-def walk(seed: int, length: int) -> State:
-    rng = random.Random(seed)
-    s = TS.init()
-    for _ in range(length):
-        options = list(TS.successors(s))
-        if not options:
-            break
-        s = rng.choice(options).state
-    return s
 
 
 def pinned(s: State) -> list[z3.BoolRef]:
@@ -47,7 +35,7 @@ def action_is(step: Step) -> list[z3.BoolRef]:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), length=st.integers(0, 80), pick=st.integers(0, 10_000))
 def test_concrete_successor_is_the_symbolic_one(seed: int, length: int, pick: int) -> None:
-    s = walk(seed, length)
+    s = walk(TS, seed, length)
     options = list(TS.successors(s))
     if not options:
         return
@@ -63,7 +51,7 @@ def test_concrete_successor_is_the_symbolic_one(seed: int, length: int, pick: in
 @given(seed=st.integers(0, 10_000), length=st.integers(0, 80))
 def test_every_symbolically_enabled_action_is_enumerated(seed: int, length: int) -> None:
     """The concrete enumerator misses no action instance the symbolic guard allows."""
-    s = walk(seed, length)
+    s = walk(TS, seed, length)
     known = [z3.And(*action_is(step)) for step in TS.successors(s)]
     solver = z3.SolverFor("QF_BV")
     solver.add(STEP.relation, *SEARCH, *pinned(s), z3.Not(z3.Or(*known)) if known else z3.BoolVal(True))
@@ -98,13 +86,7 @@ def _system(name: str) -> tuple[TransitionSystem, State, SymStep]:
 )
 def test_the_two_semantics_agree_under_every_preset(preset: str, seed: int, length: int, pick: int) -> None:
     ts, pre, step_ = _system(preset)
-    rng = random.Random(seed)
-    s = ts.init()
-    for _ in range(length):
-        options = list(ts.successors(s))
-        if not options:
-            break
-        s = rng.choice(options).state
+    s = walk(ts, seed, length)
     options = list(ts.successors(s))
     if not options:
         return
@@ -124,7 +106,7 @@ def test_the_two_semantics_agree_under_every_preset(preset: str, seed: int, leng
 def test_a_read_past_the_last_cell_agrees_in_both_semantics(seed: int, length: int, zone: int, link: int) -> None:
     """A look-up past the last cell (hidden by a false guard under the rules; a mutant that drops a range bound
     exposes it) reads the last cell, concretely and in the solver's terms at a symbolic index alike."""
-    walked = walk(seed, length)
+    walked = walk(TS, seed, length)
     # the last cells made non-zero, so that reading "nothing" past them would show
     cells = {**walked.v, ("m_occ", 1, 4): True, ("c_kind", TS.rules.chain_links - 1): 8}
     s = State(walked.k, walked.r, walked.schema, cells)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import z3
 from click.testing import CliRunner
+from conftest import walk
 
 from duelcheck.cli import main
 from duelcheck.counterexamples.certify import certify
@@ -94,17 +95,6 @@ AGREEMENT = [
 ]
 
 
-def _walk(ts: TransitionSystem, seed: int, length: int) -> State:
-    rng = random.Random(seed)
-    s = ts.init()
-    for _ in range(length):
-        options = list(ts.successors(s))
-        if not options:
-            break
-        s = rng.choice(options).state
-    return s
-
-
 def _agree(ts: TransitionSystem, step: Any, s: State, name: str, params: dict[str, int]) -> bool:
     """The concrete outcome of one action instance is the symbolic relation's (the same successor, or none);
     returns whether the action is allowed."""
@@ -135,7 +125,7 @@ def test_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) ->
         for name in rng.sample(actions, min(3, len(actions))):
             act = ACTION_BY_NAME[name]
             for seed, length in [(1, 0), (2, 5), (4, 14), (6, 30)]:
-                s = _walk(ts, seed, length)
+                s = walk(ts, seed, length)
                 options = list(act.candidates(s))
                 for params in rng.sample(options, min(4, len(options))):
                     _agree(ts, step, s, name, params)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import z3
+from conftest import walk
 
 from duelcheck.counterexamples.certify import certify
 from duelcheck.engines import mutate as mu
@@ -28,17 +29,6 @@ from duelcheck.properties import BY_NAME, PROPERTIES
 from duelcheck.rules import Rules
 
 INVARIANTS = [p for p in PROPERTIES if p.kind == "always"]
-
-
-def _walk(ts: TransitionSystem, seed: int, length: int) -> State:
-    rng = random.Random(seed)
-    s = ts.init()
-    for _ in range(length):
-        options = list(ts.successors(s))
-        if not options:
-            break
-        s = rng.choice(options).state
-    return s
 
 
 @functools.cache
@@ -183,7 +173,7 @@ def test_several_starts_are_stated_cell_by_cell_and_the_selector_names_the_start
     """The first state is one of several, by a selector: with the selector at i, the first state is the i-th
     start and no other (each cell as a function of the selector)."""
     ts = TransitionSystem(Rules())
-    for starts in ([_walk(ts, 9, n) for n in (0, 3, 8, 15, 15, 30)], [_walk(ts, 9, n) for n in (0, 3)]):
+    for starts in ([walk(ts, 9, n) for n in (0, 3, 8, 15, 15, 30)], [walk(ts, 9, n) for n in (0, 3)]):
         _selects(ts, starts)
 
 

@@ -344,12 +344,22 @@ def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: s
         args += ["--no-proofs", "--depth", "3", "--property", "reach-deck-out-loss", "--rules", "deep.toml"]
     # run outside the repository: its root holds a `duelcheck` folder that would shadow the installed package
     proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    told: list[str] = []
     try:
-        time.sleep(delay)
+        if stage == "search":  # interrupted once turn 3 is told settled, however loaded the machine (not a delay)
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                told.append(line)
+                if "reach-turn-3: found" in line:
+                    break
+            time.sleep(delay - 5.0)  # into the deck-out's search, which takes minutes
+        else:
+            time.sleep(delay)
         assert proc.poll() is None, proc.communicate()
         sent = time.perf_counter()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
+        err = "".join(told) + err
         stopped = time.perf_counter() - sent
     finally:
         if proc.poll() is None:  # a run that did not stop must not outlive the test

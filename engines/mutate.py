@@ -533,7 +533,7 @@ def _rule_functions() -> dict[str, tuple[str, ...]]:
 
 @functools.lru_cache(maxsize=1)
 def _compare_sites() -> tuple[CompareSite, ...]:
-    source = inspect.getsource(R).splitlines()
+    source = inspect.getsource(R)
     functions = _functions(_rules_tree())
     reached = {name for names in _rule_functions().values() for name in names}
     path = Path(R.__file__).name
@@ -550,7 +550,7 @@ def _compare_sites() -> tuple[CompareSite, ...]:
             for n in ast.walk(call.args[0])
         }
         for i, (node, j) in enumerate(_comparisons(fn)):
-            text = ast.get_source_segment("\n".join(source), node) or ""
+            text = ast.get_source_segment(source, node) or ""
             words = " ".join(text.split())
             out.append(
                 CompareSite(name, i, f"{path}:{node.lineno}", words, SYMBOL[type(node.ops[j])], id(node) not in bounds)

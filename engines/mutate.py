@@ -533,7 +533,7 @@ def _rule_functions() -> dict[str, tuple[str, ...]]:
 
 @functools.lru_cache(maxsize=1)
 def _compare_sites() -> tuple[CompareSite, ...]:
-    source = inspect.getsource(R)
+    lines = inspect.getsource(R).encode().splitlines()  # ast's offsets are in bytes, its lines 1-based
     functions = _functions(_rules_tree())
     reached = {name for names in _rule_functions().values() for name in names}
     path = Path(R.__file__).name
@@ -550,8 +550,13 @@ def _compare_sites() -> tuple[CompareSite, ...]:
             for n in ast.walk(call.args[0])
         }
         for i, (node, j) in enumerate(_comparisons(fn)):
-            text = ast.get_source_segment(source, node) or ""
-            words = " ".join(text.split())
+            first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+            chunk = [lines[first][node.col_offset :], *lines[first + 1 : last + 1]]
+            if last > first:
+                chunk[-1] = chunk[-1][: node.end_col_offset]
+            else:
+                chunk[0] = lines[first][node.col_offset : node.end_col_offset]
+            words = " ".join(b" ".join(chunk).decode().split())
             out.append(
                 CompareSite(name, i, f"{path}:{node.lineno}", words, SYMBOL[type(node.ops[j])], id(node) not in bounds)
             )
@@ -1213,18 +1218,30 @@ def seeded_setup(rules: Rules, ts: Any, mutant: Mutant, lemmas: Sequence[str], p
     and the plays (label -> moves: the baseline's, those beyond the bound, the far walks) replayed under the
     rules, each up to a step they refuse."""
     from duelcheck.engines.seeded import disagreement
-    from duelcheck.engines.sim import replay_prefix
-    from duelcheck.model.system import TransitionSystem
 
     if S.MUTATION is not None:
         raise InternalError("the rules' side of the seeded search is made with no mutant active")
-    a = TransitionSystem(rules)
-    dis = disagreement(a, ts, lambda: activated(mutant))
+    a, a_side, steps_of = _rules_side(rules.model_dump_json(), json.dumps(plays, sort_keys=True))
+    dis = disagreement(a, ts, lambda: activated(mutant), a_side)
+    return Seeded(a, dis, lemma_checks(lemmas), set(lemmas), dict(steps_of))
+
+
+@functools.lru_cache(maxsize=2)
+def _rules_side(rules_json: str, plays_json: str) -> tuple[Any, Any, dict[str, list[Any]]]:
+    """What `seeded_setup` makes of the rules alone, the same for every mutant: made once per process (a worker
+    runs many mutants) and only with no mutant in force (the caller checks): the rules' system, its side of the
+    disagreement, and the plays replayed under the rules, each up to a step they refuse."""
+    from duelcheck.engines.seeded import template_effects
+    from duelcheck.engines.sim import replay_prefix
+    from duelcheck.model.system import TransitionSystem
+
+    a = TransitionSystem(Rules.model_validate_json(rules_json))
+    plays: dict[str, Play] = json.loads(plays_json)
     steps_of: dict[str, list[Any]] = {}
     for label in sorted(plays):
-        steps = replay_prefix(a, plays[label])
+        steps = replay_prefix(a, [(name, params) for name, params in plays[label]])
         steps_of[label if label.startswith("a seeded") else f"the play reaching {label}"] = steps
-    return Seeded(a, dis, lemma_checks(lemmas), set(lemmas), steps_of)
+    return a, template_effects(a), steps_of
 
 
 def _agreeing_starts(ts: Any, seeded: Seeded, labels: list[str]) -> tuple[list[Any], list[list[Any]]]:

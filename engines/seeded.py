@@ -125,12 +125,23 @@ class Disagreement:
         return z3.Or(*(z3.And(st.act == code, z3.substitute(t, *pairs)) for code, t in self.terms.items()))
 
 
-def disagreement(a: TransitionSystem, b: TransitionSystem, variant: Callable[[], Any]) -> Disagreement:
-    """`Disagreement` of A and B: A's effects made as they are, B's with `variant()` in force (a context
-    manager: engines/mutate.py `activated`)."""
+def template_effects(a: TransitionSystem) -> tuple[State, dict[str, Any], dict[str, tuple[Any, dict[Any, Any]]]]:
+    """A's side of a disagreement: the template state and parameters, and A's effects from them (made with no
+    variant in force). The same for every variant of A: a caller comparing many may make it once."""
     pre = a.sym_state("@dis")
     pvars = {name: spec.z3var("@dis") for name, spec in PARAMS.items()}
-    effects_a = action_effects(a, pre, pvars)
+    return pre, pvars, action_effects(a, pre, pvars)
+
+
+def disagreement(
+    a: TransitionSystem,
+    b: TransitionSystem,
+    variant: Callable[[], Any],
+    a_side: tuple[State, dict[str, Any], dict[str, tuple[Any, dict[Any, Any]]]] | None = None,
+) -> Disagreement:
+    """`Disagreement` of A and B: A's effects made as they are (or `a_side`, `template_effects(a)` made
+    before), B's with `variant()` in force (a context manager: engines/mutate.py `activated`)."""
+    pre, pvars, effects_a = template_effects(a) if a_side is None else a_side
     with variant():
         effects_b = action_effects(b, pre, pvars)
     return Disagreement(a, effects_a, effects_b, pre, pvars)

@@ -1037,10 +1037,12 @@ def _lost_beyond(ts: Any, found: dict[str, int], deep: dict[str, Play], deadline
     loses: the play breaks under the mutant, and induction under the mutant proves the witness's negation for
     all depths on its own (it holds at the start and after every first step, and no step from a state where
     it holds reaches the witness: the question `duelcheck check` asks of a witness before its search; no
-    invariant of the rules is assumed, since the mutant may break them). Each is an `unreachable` result."""
+    invariant of the rules is assumed, since the mutant may break them). Each is an `unreachable` result; the
+    time limit striking first ends the list with an `unknown` one."""
     from duelcheck.engines.base import Result
     from duelcheck.engines.kind import Induction
     from duelcheck.engines.shrink import reaches
+    from duelcheck.engines.smt import Stopped
     from duelcheck.properties import PROPERTIES
 
     broken = [
@@ -1054,7 +1056,14 @@ def _lost_beyond(ts: Any, found: dict[str, int], deep: dict[str, Play], deadline
     induction = Induction(ts, deadline=deadline)
     out = []
     for p, c, label in broken:
-        if induction.unreachable_at_once(c):
+        try:
+            gone = induction.unreachable_at_once(c)
+        except Stopped:  # the time limit: this witness (and the rest) undecided, never lost nor kept
+            note = "the time limit struck while its negation was asked of induction under the mutant"
+            bound = len(deep[label])
+            out.append(Result(p.name, c.label, "sometimes", "unknown", bound, 0.0, "k-induction", None, note))
+            break
+        if gone:
             note = "its negation is proved for all depths under the mutant (induction)"
             lost = Result(p.name, c.label, "sometimes", "unreachable", len(deep[label]), 0.0, "k-induction", None, note)
             out.append(dataclasses.replace(lost, proved=True))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -589,3 +590,12 @@ def test_a_witness_beyond_the_bound_is_lost_when_induction_under_the_mutant_rule
     assert (r.label, r.verdict, r.proved, r.bound) == (label, "unreachable", True, 13)
     with mu.activated(mu.mutant_by_id("drop:replay_select:0")):  # one guard fewer: the play stands
         assert mu._lost_beyond(TransitionSystem(Rules()), {}, deep, None) == []
+
+
+def test_the_time_limit_in_the_induction_of_a_witness_beyond_the_bound_is_unknown_not_a_failure() -> None:
+    """The same broken play with the time limit already struck: the witness is undecided (unknown), neither
+    lost nor kept, and no exception escapes to fail the mutant (a full run once lost four mutants this way)."""
+    label = "reach-every-replay-choice[direct]"
+    with mu.activated(mu.mutant_by_id("compare:replay_select:1")):
+        (r,) = mu._lost_beyond(TransitionSystem(Rules()), {}, {label: REPLAY_DIRECT}, time.monotonic())
+    assert (r.label, r.verdict, r.proved) == (label, "unknown", False) and "time limit" in r.note

@@ -1567,9 +1567,9 @@ def kill(
             # after the seeded one found no violation in the first 210 mutants of a full run (of 121 kills by a
             # violation, the seeded search found every one)
             results += _witness_search(ts, todo, found, depth, solver, deadline)
-            lost = any(r.verdict in ("not-found", "unreachable") for r in results)
+            witness_lost = any(r.verdict in ("not-found", "unreachable") for r in results)
             probe = min(depth, PROBE_DEPTH)
-            probed = [] if lost else _probe(ts, invariants, probe, solver, deadline)
+            probed = [] if witness_lost else _probe(ts, invariants, probe, solver, deadline)
             kills = [r for r in probed if r.verdict == "violated" and _certified(ts, r)]
             # what the probe left open: no answer, or a violation the concrete interpreter does not confirm
             unsure = [r.label for r in probed if r.verdict != "holds" and r not in kills]
@@ -1584,7 +1584,7 @@ def kill(
                     kill_kind="violated",
                     length=best.length,
                 )
-            if not lost:
+            if not witness_lost:
                 # a witness the rules reach only beyond the bound, that no step under the mutant takes
                 results += _lost_beyond(ts, found, deep or {}, deadline)
             if not any(r.verdict in ("not-found", "unreachable") for r in results):

@@ -286,9 +286,10 @@ class Builder(State):
 
     @property
     def dead(self) -> bool:
-        """Concrete evaluation behind a false `when`, with no mutation hook counting guard calls: every write
-        and guard conjunct here is a no-op, so a helper may return at once (it only saves time)."""
-        return not self.alive[-1] and not self.k.symbolic and MUTATION is None
+        """Concrete evaluation behind a false `when`, where no mutation hook still needs to count the guard calls
+        (none installed, or one past the call it changes: `MutationHook.counting`): every write and guard conjunct
+        here is a no-op, so a helper may return at once (it only saves time)."""
+        return not self.alive[-1] and not self.k.symbolic and (MUTATION is None or not MUTATION.counting)
 
     def _cond(self) -> Val:
         if not self.k.symbolic:
@@ -317,7 +318,7 @@ class Builder(State):
 
     def set(self, name: str, *idx_value: Val) -> None:
         *idx, value = idx_value
-        if MUTATION is not None:  # the mutation hook (below): a write dropped, or made to the other player's cell
+        if MUTATION is not None and MUTATION.rewrites:  # the mutation hook (below): a write dropped, or swapped
             changed = _write_mutated(self, name, idx)
             if changed is None:
                 return
@@ -344,7 +345,7 @@ class Builder(State):
 
     def add(self, name: str, *idx_delta: Val) -> None:
         *idx, delta = idx_delta
-        if MUTATION is not None:  # one write, as `set`: a swapped one adds to the other player's own count
+        if MUTATION is not None and MUTATION.rewrites:  # one write, as `set`: a swapped one adds to the other
             changed = _write_mutated(self, name, idx)
             if changed is None:
                 return
@@ -359,7 +360,8 @@ class Builder(State):
 #
 # Mutation analysis (engines/mutate.py) asks whether the property suite notices a rule changed. A guard mutant
 # names one call of `Builder.require` by the action whose body makes it and its position among that body's
-# calls (from 0, counted in call order over one run of the body, nested helpers and `in_succession` included).
+# calls (from 0, counted in call order over one run of the body, nested helpers and `in_succession` included;
+# an action a body runs as part of itself, in `action_body`, is a run of that action, counted as its own).
 # model/system.py opens a run before each action body, concrete (`apply`) and symbolic (`_build_step`) alike,
 # and both run the same Python code, so a position names the same call in both semantics. A write mutant names
 # the writes (`set` or `add`) made at one line of the rules' source within one action's body: the same line in
@@ -420,6 +422,22 @@ class MutationHook:
         self.action: str | None = None  # None outside an action body: nothing is counted or changed
         self.count = 0
 
+    @property
+    def counting(self) -> bool:
+        """Whether the `require` calls still to come in this run must be counted: while recording, and while a
+        guard mutant's call in the body being run is not yet reached (a helper behind a false `when` may skip
+        its calls only once the position no longer matters: concrete and symbolic runs then change the same
+        call). A write mutant names its line, not a position."""
+        if self.sites is not None:
+            return True
+        m = self.mutant
+        return isinstance(m, GuardMutant) and self.action == m.action and self.count <= m.index
+
+    @property
+    def rewrites(self) -> bool:
+        """Whether writes are looked at: while recording them, or for a write mutant."""
+        return self.writes is not None or isinstance(self.mutant, WriteMutant)
+
     def begin(self, action: str) -> None:
         self.action = action
         self.count = 0
@@ -460,16 +478,19 @@ MUTATION: MutationHook | None = None
 @contextmanager
 def action_body(action: str) -> Iterator[None]:
     """While an action body runs: the mutation hook's run for it (when a hook is installed), ended however
-    the body ends."""
+    the body ends. Runs nest: an action body that takes another action as part of itself (`end_step`'s two
+    passes) runs it as that action, counted from its first call as a run of its own, and its own run goes on
+    after it."""
     hook = MUTATION
     if hook is None:
         yield
         return
+    outer = (hook.action, hook.count)
     hook.begin(action)
     try:
         yield
     finally:
-        hook.end()
+        hook.action, hook.count = outer
 
 
 def concrete_state(r: Rules, schema: dict[str, FieldSpec], v: dict[Key, Val]) -> State:

@@ -103,8 +103,10 @@ mutant `unknown`, never killed or survived.
 The mutants run as tasks on Dask like `duelcheck sweep` (duelcheck/sweep.py: a local cluster on the loopback
 address or a given scheduler); every result is committed at once to a SQLite store keyed by the mutant's id and
 the model version, so that a run killed halfway is finished by the same command, running only what is missing.
-The properties' `enabled` helper (no-deadlock) runs rule bodies outside the system: it reads the guards as
-written, so no-deadlock judges a guard mutant against the rules' own enabledness.
+The properties' `enabled` helper (no-deadlock) runs rule bodies as the system does, mutation hook included:
+no-deadlock judges a mutant's own enabledness (a guard negated so that a replay's re-selection is never legal
+leaves the attacker with no step, a deadlock), and the proof kept is asked again of every fact a mutant of a
+progress action changes.
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ FAR_SHORT = 50  # plays of at most this many steps are searched from together, l
 DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
 DEFAULT_STORE = Path("duelcheck-mutate.sqlite")
 KINDS = ("drop", "negate", "write", "swap", "compare", "semantic")
-EXCLUDED_PREFIXES = ("model range", "model catalogue")
+EXCLUDED_PREFIXES = ("model range", "model catalogue", "model shortcut")
 EQUIVALENCE_RLIMIT = 50_000_000  # the solver's resource limit for one equivalence question (deterministic)
 STATUSES = ("killed", "survived", "equivalent", "unknown")
 
@@ -390,8 +392,25 @@ def _sites(rules_json: str) -> tuple[GuardSite, ...]:
     out: list[GuardSite] = []
     for act in R.ACTIONS:
         if act.parts is None:  # a composite's guards are its parts' own sites
-            out += guard_terms(ts, act.name, "@sites").sites
+            # an action another's body runs as part of itself (end_step's passes) is that action's run, not its own
+            out += [g for g in guard_terms(ts, act.name, "@sites").sites if g.action == act.name]
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=4)
+def _runners(rules_json: str) -> dict[str, tuple[str, ...]]:
+    """For each action, the other actions whose bodies run it as part of themselves (end_step runs pass twice):
+    a mutant of its body changes their steps too."""
+    from duelcheck.model.system import TransitionSystem
+
+    ts = TransitionSystem(Rules(**json.loads(rules_json)))
+    out: dict[str, list[str]] = {}
+    for act in R.ACTIONS:
+        if act.parts is None:
+            for inner in dict.fromkeys(g.action for g in guard_terms(ts, act.name, "@runs").sites):
+                if inner != act.name:
+                    out.setdefault(inner, []).append(act.name)
+    return {name: tuple(runs) for name, runs in out.items()}
 
 
 def guard_sites(rules: Rules | None = None) -> list[GuardSite]:
@@ -433,8 +452,9 @@ def _write_sites(rules_json: str) -> tuple[WriteSite, ...]:
                 act.body(pre, R.Params({name: PARAMS[name].z3var("@writes") for name in act.params}), n)
         assert hook.writes is not None
         first: dict[str, tuple[str, bool]] = {}
-        for _, line, name, player in hook.writes:
-            first.setdefault(line, (name, player))
+        for action, line, name, player in hook.writes:
+            if action == act.name:  # the writes of an action its body runs (end_step's passes) are that one's
+                first.setdefault(line, (name, player))
         out += [WriteSite(act.name, i, line, f, p) for i, (line, (f, p)) in enumerate(first.items())]
     return tuple(out)
 
@@ -704,10 +724,11 @@ def _of_action(m: Mutant, action: str) -> bool:
 
 
 def actions_of(m: Mutant) -> list[str]:
-    """The actions a mutant changes: its own, or, for a comparison, those whose body runs its function."""
+    """The actions a mutant changes: its own and those whose bodies run it as part of themselves (end_step's
+    passes), or, for a comparison, those whose body runs its function."""
     if m.kind == "compare":
         return [name for name, functions in _rule_functions().items() if m.action in functions]
-    return [m.action]
+    return [m.action, *_runners(json.dumps(Rules().model_dump(), sort_keys=True)).get(m.action, ())]
 
 
 def mutant_by_id(mutant_id: str, rules: Rules | None = None) -> Mutant:
@@ -783,16 +804,19 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
         return same_steps(rules, mutant, lemmas)
     ts = TransitionSystem(rules)
     g = guard_terms(ts, mutant.action, "@eq")
-    if not (0 <= mutant.index < len(g.terms)) or g.sites[mutant.index].reason != mutant.reason:
+    at = next((i for i, site in enumerate(g.sites) if (site.action, site.index) == (mutant.action, mutant.index)), -1)
+    if at < 0 or g.sites[at].reason != mutant.reason:
         raise InternalError(f"{mutant.id}: the call site is not where it was enumerated")
-    others = [t for i, t in enumerate(g.terms) if i != mutant.index]
+    # implied by the other guards of its own run, from every state meeting the lemmas: so in every run of that
+    # action, also one another action's body makes from a reachable state (end_step's passes)
+    others = [t for i, t in enumerate(g.terms) if i != at]
     domains = [PARAMS[name].domain(var) for name, var in g.params.items()]
     facts = [f for c in lemma_checks(lemmas) for f in [c.eval(None, None, g.pre)] if not isinstance(f, bool)]
 
     def implied(assume: list[Any]) -> Any:
         solver = z3.SolverFor("QF_BV")
         solver.set("rlimit", EQUIVALENCE_RLIMIT)
-        solver.add(*assume, *domains, *others, z3.Not(g.terms[mutant.index]))
+        solver.add(*assume, *domains, *others, z3.Not(g.terms[at]))
         return solver.check()
 
     answer = implied(facts)
@@ -1114,16 +1138,21 @@ def _replay_violation(ts: Any, invariants: list[Any], plays: dict[str, Play]) ->
     for label in sorted(plays):
         state = ts.init()
         steps = [Step("init", {}, state)]
-        moves: list[tuple[str | None, dict[str, Any]]] = [(None, {}), *plays[label]]
-        for name, params in moves:
+        # each step as the fine steps it takes (a composite's parts, which a step check reads one by one)
+        fine: list[Step | None] = [None]
+        for move, given in plays[label]:
+            parts = ts.expand(state, move, given)
+            if not isinstance(parts, list):
+                break  # refused under the mutant: the replay stops there
+            fine += parts
+            state = parts[-1].state
+        state = steps[0].state
+        for st in fine:
             pre = state
-            if name is not None:
-                out = ts.apply(state, name, params)
-                if not out.ok or out.state is None:
-                    break
-                state = out.state
-                steps.append(Step(name, dict(params), state))
-            act = None if name is None else ActionView(name, params, symbolic=False)
+            act = None
+            if st is not None:
+                act, state = ActionView(st.action, st.params, symbolic=False), st.state
+                steps.append(st)
             for p, c in checks:
                 if c.on == "step" and act is None:
                     continue
@@ -1389,6 +1418,14 @@ def proof_terms(rules: Rules, proved: Sequence[str | Any]) -> tuple[list[Any], l
     return _terms(assume), _terms([fact for p in props for fact in ind._goals(p)])
 
 
+def read_by_properties(mutant: Mutant) -> bool:
+    """Whether a property reads the enabledness of an action the mutant changes (no-deadlock runs the bodies of
+    its progress actions as the system runs them, mutation hook included): then its facts change too."""
+    from duelcheck.properties.catalog import PROGRESS
+
+    return bool(set(actions_of(mutant)) & {name for name, _ in PROGRESS})
+
+
 def still_inductive(
     ts: Any,
     mutant: Mutant,
@@ -1396,20 +1433,22 @@ def still_inductive(
     deadline: float | None = None,
     original: tuple[list[Any], list[Any]] | None = None,
 ) -> str | None:
-    """None when the invariants proved for the rules as written (`proved`) stay inductive under the mutant, so
-    that each is proved for all depths under it; else the first reason they may not (a fact not settled, or a
-    step that breaks one from a state meeting them all: perhaps unreachable, so no violation either).
+    """None when the invariants proved for the rules as written (`proved`) stay inductive under the mutant, so that
+    each is proved for all depths under it; else the first reason they may not (a fact not settled, or a step
+    that breaks one from a state meeting them all: perhaps unreachable, so no violation either).
 
     The rules' proof assumed the whole set in a state and showed every step keeps it. A mutant that changes one
-    action's body (a guard or a write: the mutation hook acts inside that body alone, not in the properties'
-    reading of enabledness) leaves every other action's steps as they were, so only its own steps are asked
-    again: the initial state and first steps (the base case), then, for each turn player, every fact of the set
-    after a step of that action from a state meeting the set, all at once on a fresh solver per case (split
-    finer where it gives no answer, as engines/kind.py certifies its first layer). A comparison changes the
-    actions whose bodies run its function, and whatever property reads that function (no-deadlock reads the
-    actions' enabledness): with `original` (`proof_terms` of the rules), the other actions are asked again only
-    the facts the mutant changed, and every action all of them if it changed an assumed fact. A hand-made bug:
-    every action, every fact."""
+    action's body (a guard or a write: the mutation hook acts inside that body alone, and in a property that
+    reads that action's enabledness, as no-deadlock reads its progress actions') leaves every other action's
+    steps as they were, so only its own steps are asked again, unless a property's facts changed with it (then
+    as a comparison below): the initial state and first steps (the base case), then, for each turn player, every
+    fact of the set after a step of that action from a state meeting the set, all at once on a fresh solver per
+    case (split finer where it gives no answer, as engines/kind.py certifies its first layer). A comparison
+    changes the actions whose bodies run its function, and whatever property reads that function (no-deadlock
+    reads the actions' enabledness): with `original` (`proof_terms` of the rules), the other actions are asked
+    again only the facts the mutant changed, and every action all of them if it changed an assumed fact. The
+    actions a hooked mutant changes include those whose bodies run its action (end_step's passes). A hand-made
+    bug: every action, every fact."""
     from duelcheck.engines.kind import Induction
     from duelcheck.engines.smt import SAT, UNSAT, solve_cases
 
@@ -1423,9 +1462,9 @@ def still_inductive(
     goals = _terms([fact for p in props for fact in ind._goals(p)])
     everything = [a.name for a in ts.actions]
     changed, again = everything, []  # the actions asked every fact, and the facts every other action is asked
-    if mutant.kind in HOOKED:
+    if mutant.kind in HOOKED and not read_by_properties(mutant):
         changed = actions_of(mutant)
-    elif mutant.kind == "compare" and original is not None:
+    elif mutant.kind in (*HOOKED, "compare") and original is not None:
         before, after = original
         if len(before) == len(assume) and all(map(z3.eq, before, assume)) and len(after) == len(goals):
             changed = actions_of(mutant)
@@ -1528,7 +1567,10 @@ def kill(
     invariants = [p for p in PROPERTIES if p.kind == "always"]
     verdicts: dict[str, str] = {}
     whole = bool(lemmas) and {p.name for p in invariants} <= set(lemmas)
-    original = proof_terms(rules, lemmas) if prove and whole and mutant.kind == "compare" else None
+    # the rules' proof terms, to tell which facts a mutant changes: a comparison's, or a hooked mutant's of an
+    # action whose enabledness a property reads
+    asks = mutant.kind == "compare" or (mutant.kind in HOOKED and read_by_properties(mutant))
+    original = proof_terms(rules, lemmas) if prove and whole and asks else None
     ts = TransitionSystem(rules)  # its relation is made with the mutant in force, when first asked for
     walks = far or {}  # the preparation's random plays under the rules (`far_walks`), if given
     # the seeded search prunes by the lemmas: with none proved it is not run, and not set up

@@ -167,6 +167,7 @@ def any_trigger_due(s: State) -> Val:
 
 
 def waiting_trigger(s: State) -> str:
+    """Why nothing else is done while a triggered effect waits to be activated or declined."""
     clause = "6.3.4.3.5" if s.g("phase") == Phase.DMG_END else "6.3.4.3.4"
     return f"{clause}: a triggered effect is waiting: it is activated (or declined) first, the turn player's first"
 
@@ -702,12 +703,17 @@ def end_step(s: State, a: Params, n: Builder) -> None:
 
     Exactly two `pass` actions, the first by the player holding priority with no choice, the second by
     the other player with the choice (if any) at the end of Main Phase 1. It adds no play the rules do
-    not allow and removes none (a single pass stays an action); a play needs one step for the pair.
+    not allow and removes none (a single pass stays an action); a play needs one step for the pair. The
+    passes are `pass` itself, run as that action (a rule of `pass` changed, for mutation analysis too,
+    changes them alike); its own two guards only keep the pair to the end of a phase or step, a shortcut
+    of the model (without them it would be two passes still), not a rule of the game.
     """
-    n.require(s.g("chain_len") == 0, "6.3: a phase or step ends only when both players pass with an empty chain")
-    n.require(s.k.not_(s.g("passed")), "6.3: the other player has already passed; one more pass ends the step")
-    pass_(s, Params({"choice": NO_CHOICE}), n)
-    in_succession(n, pass_, a)
+    n.require(s.g("chain_len") == 0, "model shortcut: end_step ends a phase or step, so no chain is open (6.3)")
+    n.require(s.k.not_(s.g("passed")), "model shortcut: end_step is both passes, and one player has passed (6.3)")
+    with action_body("pass"):
+        pass_(s, Params({"choice": NO_CHOICE}), n)
+    with action_body("pass"):
+        in_succession(n, pass_, a)
 
 
 @composite("end_steps", "6.3", ("choice",), _choices)

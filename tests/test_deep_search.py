@@ -163,7 +163,7 @@ def test_end_step_needs_an_empty_chain_and_a_fresh_round_of_passing(ts: Transiti
     out = ts.apply(s, "pass", {"choice": NO_CHOICE})
     assert out.ok and out.state is not None
     refused = ts.apply(out.state, "end_step", {"choice": NO_CHOICE})
-    assert not refused.ok and "already passed" in (refused.reason or "")
+    assert not refused.ok and "one player has passed" in (refused.reason or "")
 
 
 def test_an_unreachable_witness_is_reported_unreachable(tmp_path: Path) -> None:

@@ -98,8 +98,9 @@ GUARD_MUTANTS = [
     ("nobody acts until it has resolved", "chain-resolution-uninterrupted", "", Rules(), 6),
     ("6.3.3: only the end of Main Phase 1 offers a choice", "phase-choice-where-offered", "", Rules(), 2),
     ("6.3.5: Main Phase 2 comes only when a Battle Phase ends", "phase-choice-where-offered", "", Rules(), 2),
-    # 6.3: a step that ends a phase on a single pass (the new phase begins with the opponent holding priority)
-    ("one more pass ends the step", "passes-end-phases", "turn-player-first", Rules(), 2),
+    # 6.3: end_step taken after a pass ends the phase and passes again (the new phase begins with the opponent
+    # holding priority): the model's shortcut guard, which the property's reading of end_step still needs
+    ("end_step is both passes, and one player has passed", "passes-end-phases", "turn-player-first", Rules(), 2),
     # 6.3.3: both players pass at the end of Main Phase 1 without a choice, and the phase stays
     ("when Main Phase 1 ends the turn player chooses", "passes-end-phases", "both-passed", Rules(), 3),
     ("a Trap must be Set before it is activated", "activation-sources", "card", Rules(), 3),

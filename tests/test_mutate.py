@@ -49,9 +49,13 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
     assert sites[("declare_attack", 7)].reason == "6.3.4.2: attacks are declared in the Battle Step"
     assert sites[("declare_attack", 12)].reason.startswith("6.3.4.2: the monster in zone {zone} has already")
     assert sites[("flip_summon", 13)].reason == "6.3.3: a monster cannot be Flip Summoned on the turn it was Set"
-    # end_step runs pass twice: the second pass's guards (from position 20) are its own sites
-    assert sites[("end_step", 36)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
-    assert sum(1 for a, _ in sites if a == "end_step") == 2 + 2 * sum(1 for a, _ in sites if a == "pass")
+    # end_step runs pass twice, each a run of pass (pass's own sites); its own two guards are the model's
+    # shortcut, never scored; a mutant of pass changes end_step too
+    assert sites[("pass", 16)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
+    shortcut = [g for (a, _), g in sorted(sites.items()) if a == "end_step"]
+    assert [g.reason.split(":")[0] for g in shortcut] == ["model shortcut"] * 2 and not any(g.scored for g in shortcut)
+    assert mu.actions_of(mu.mutant_by_id("drop:pass:16")) == ["pass", "end_step"]
+    assert not any(w.action == "end_step" for w in mu.write_sites())
     # the model's range and catalogue bounds are listed but not scored
     summon = [g for (a, _), g in sorted(sites.items()) if a == "normal_summon"]
     assert [g.reason.split(":")[0] for g in summon if not g.scored] == ["model range", "model catalogue"]
@@ -80,8 +84,8 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
 AGREEMENT = [
     "drop:normal_draw:3",  # the first player draws on turn 1
     "negate:normal_draw:2",  # a draw only once a card was drawn
-    "drop:end_step:36",  # a guard of the second pass end_step runs (in_succession): a Battle Phase on turn 1
-    "negate:end_step:1",  # end_step only after a pass
+    "drop:pass:16",  # a guard of the pass that ends Main Phase 1: a Battle Phase on turn 1 (end_step's too)
+    "negate:pass:8",  # a first pass only with a choice
     "drop:flip_summon:13",  # Flip Summon on the turn the monster was Set
     "negate:discard:1",  # discard when not discarding
     "write:normal_draw:3",  # the normal draw leaves the hand as it was
@@ -123,7 +127,8 @@ def test_mutants_agree_in_the_concrete_and_symbolic_semantics(mutant_id: str) ->
         step = ts.sym_step(ts.sym_state("@m0"), "@m1")
         checked = 0
         actions = mu.actions_of(m)
-        for name in rng.sample(actions, min(3, len(actions))):
+        composites = [a.name for a in R.ACTIONS if a.parts is not None]  # their parts run the mutant's bodies
+        for name in [*rng.sample(actions, min(3, len(actions))), *composites]:
             act = ACTION_BY_NAME[name]
             for seed, length in [(1, 0), (2, 5), (4, 14), (6, 30)]:
                 s = walk(ts, seed, length)
@@ -145,14 +150,15 @@ def test_a_guard_mutant_changes_both_semantics_and_the_rules_come_back() -> None
     with mu.activated(mu.mutant_by_id("drop:normal_draw:3")):
         mts = TransitionSystem(Rules())
         assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), mts.init(), "normal_draw", {})
-    # in Main Phase 1 of turn 1: a Battle Phase is refused; dropping the guard of end_step's second pass allows it
+    # in Main Phase 1 of turn 1: a Battle Phase is refused; dropping that guard of pass allows it, in the two
+    # passes of end_step too
     main1 = ts.init()
     for _ in range(2):
         out = ts.apply(main1, "end_step", {"choice": 0})
         assert out.ok and out.state is not None
         main1 = out.state
     assert not _agree(ts, step, main1, "end_step", {"choice": 1})
-    with mu.activated(mu.mutant_by_id("drop:end_step:36")):
+    with mu.activated(mu.mutant_by_id("drop:pass:16")):
         mts = TransitionSystem(Rules())
         assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), main1, "end_step", {"choice": 1})
     assert ts.apply(ts.init(), "normal_draw", {}).reason == NO_TURN_1_DRAW
@@ -237,7 +243,7 @@ def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_ru
 
         return Check("", "state", holds)
 
-    for mid in ("drop:pass:13", "drop:end_step:33"):
+    for mid in ("drop:pass:13",):
         m = mu.mutant_by_id(mid)
         assert m.reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
         status, why = mu.equivalence(Rules(), m, [facts(True)])
@@ -280,13 +286,24 @@ def test_a_forgotten_or_misdirected_draw_is_killed_by_card_conservation(mutant_i
 
 def test_a_witness_is_replayed_from_the_baseline_play_and_searched_only_where_the_play_breaks() -> None:
     """The witness stage: the drawing rule negated breaks the baseline's play of turn 3, and the search then
-    refutes turn 3 at every depth (killed, before any invariant is searched); a guard dropped (more plays
+    refutes turn 3 at every depth; a guard dropped (more plays
     allowed) keeps the play, and the witness is reached by replaying it, with no search."""
     found, plays, _ = mu.baseline(Rules(), 5, [])
     assert found["reach-turn-3"] == 5 and len(plays["reach-turn-3"]) == 5
     turn3 = {"reach-turn-3": 5}
+    with mu.activated(mu.mutant_by_id("negate:normal_draw:1")):
+        ts = TransitionSystem(Rules())
+        (r,) = mu._witness_stage(ts, turn3, plays, 6, "auto", None)
+    assert (r.verdict, r.engine) == ("not-found", "bmc"), r
+    # the whole check kills it before any search: turn 2's Draw Phase has no step at all under it (the draw is
+    # refused and nothing is done before it), a deadlock no-deadlock sees on the replayed play, certified
     got = mu.kill(Rules(), mu.mutant_by_id("negate:normal_draw:1"), 6, turn3, prove=False, plays=plays)
-    assert (got["status"], got["killed_by"], got["kill_kind"]) == ("killed", "reach-turn-3", "not-found"), got
+    assert (got["status"], got["killed_by"], got["kill_kind"], got["length"]) == (
+        "killed",
+        "no-deadlock",
+        "violated",
+        2,
+    )
     with mu.activated(mu.mutant_by_id("drop:normal_draw:1")):
         ts = TransitionSystem(Rules())
         (r,) = mu._witness_stage(ts, turn3, plays, 6, "auto", None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -373,6 +374,49 @@ def test_ctrl_c_stops_a_real_run_promptly_with_exit_130(tmp_path: Path, stage: s
     if stage == "search":  # what was settled before the Ctrl-C is kept, the rest is interrupted
         rows = {line.split("\t")[0]: line.split("\t")[2] for line in out.splitlines() if line.startswith("reach-")}
         assert rows == {"reach-turn-3": "found", "reach-deck-out-loss": "interrupted"}, out
+
+
+def test_ctrl_c_stops_a_mutation_run_started_in_the_background_and_the_same_command_finishes_it(
+    tmp_path: Path,
+) -> None:
+    """SIGINT to a real `duelcheck mutate` started as a script starts a background job (its own session, SIGINT
+    ignored when it starts): once a mutant is told finished, it stops promptly with exit 130, the finished
+    mutants kept in the store, and the same command runs only the rest."""
+    store = tmp_path / "m.sqlite"
+    args = [sys.executable, "-m", "duelcheck", "mutate", "--no-proofs", "--depth", "2", "--only", "normal_draw"]
+    args += ["--kind", "drop", "--workers", "1", "--store", str(store)]
+
+    def background() -> None:
+        os.setsid()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # what `&` in a script gives a job
+
+    proc = subprocess.Popen(
+        args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=background
+    )
+    told: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            told.append(line)
+            if " 1/4 " in line:
+                break
+        assert proc.poll() is None, "".join(told)
+        sent = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        stopped = time.perf_counter() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    err = "".join(told) + err
+    assert proc.returncode == 130 and "Traceback" not in out + err, err
+    assert stopped < 15, stopped
+    kept = sqlite3.connect(store).execute("SELECT COUNT(*) FROM mutants").fetchone()[0]
+    assert 1 <= kept < 4, kept
+    again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} from the store" in again.stderr and f"{4 - kept} to run" in again.stderr, again.stderr
 
 
 def test_a_ctrl_c_after_the_command_has_settled_its_exit_code_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,8 +3,9 @@
 An action's guard is the conjunction of the `require` conjuncts its body adds, each with the words a judge
 says when it fails (model/rules.py). `collect_guards` runs each body on a symbolic Builder, as the
 transition relation does (model/system.py), and keeps the conjuncts with their reasons; those whose
-reason starts with "model range" or "model catalogue" only keep the parameters sane: they must hold on
-every board and get no board of their own.
+reason starts with "model range" or "model catalogue" only keep the parameters sane, and those of "model
+shortcut" keep a step of several actions to where it is meant: they must hold on every board and get no
+board of their own.
 
 For an action X with guard conjuncts g_1..g_n the search looks, one depth at a time from the start of the
 duel (as engines/bmc.py does, in one solver session), for
@@ -97,7 +98,7 @@ class Guard:
     reason: str  # the words; for words that depend on the state, the name of the function that says them
     said: Reason = field(compare=False)  # what `require` was given: the words, or that function
     slug: str  # the reason as a file-name part, unique within the action
-    tested: bool  # False for "model range" / "model catalogue" conjuncts: they hold on every board
+    tested: bool  # False for "model range" / "model catalogue" / "model shortcut" conjuncts: on every board
 
     @property
     def clause(self) -> str:
@@ -128,7 +129,7 @@ class ActionGuards:
 
     @property
     def tested(self) -> list[Guard]:
-        """The conjuncts that get an illegal twin (all but "model range" and "model catalogue")."""
+        """The conjuncts that get an illegal twin (all but "model range", "model catalogue", "model shortcut")."""
         return [g for g in self.guards if g.tested]
 
 

@@ -541,7 +541,7 @@ EQUAL_ATK_BATTLE: list[tuple[str, dict[str, Any]]] = [
 
 def test_the_rules_own_plays_replayed_under_a_mutant_show_its_violation_without_a_search() -> None:
     """`a != 0` read as `a == 0` in the damage table's equal-ATK row: the play the rules make to an equal-ATK
-    battle, replayed under the mutant, breaks the damage table at its damage calculation (the last step); the
+    battle, replayed under the mutant, breaks the damage table at its damage calculation (the last fine step); the
     rules as written keep every invariant along the same play."""
     invariants = [BY_NAME["battle-damage-table"], BY_NAME["card-conservation"], BY_NAME["well-formed"]]
     ts = TransitionSystem(Rules())
@@ -549,8 +549,16 @@ def test_the_rules_own_plays_replayed_under_a_mutant_show_its_violation_without_
     with mu.activated(mu.mutant_by_id("compare:damage_calculation:4")):
         mts = TransitionSystem(Rules())
         r = mu._replay_violation(mts, invariants, {"equal": EQUAL_ATK_BATTLE})
-    assert r is not None and r.label == "battle-damage-table" and r.length == len(EQUAL_ATK_BATTLE)
-    assert r.note.startswith("found on the play reaching equal replayed under the mutant, step 11")
+    # the play is replayed fine step by fine step (a composite's parts one by one): the damage calculation is
+    # the last of them
+    fine, state = 0, ts.init()
+    for move, given in EQUAL_ATK_BATTLE:
+        parts = ts.expand(state, move, given)
+        assert isinstance(parts, list), move
+        fine, state = fine + len(parts), parts[-1].state
+    assert fine > len(EQUAL_ATK_BATTLE)
+    assert r is not None and r.label == "battle-damage-table" and r.length == fine
+    assert r.note.startswith(f"found on the play reaching equal replayed under the mutant, step {fine};")
 
 
 def test_a_player_who_loses_with_a_card_left_is_caught_by_deck_out_loses() -> None:

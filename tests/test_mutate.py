@@ -624,3 +624,29 @@ def test_the_time_limit_in_the_induction_of_a_witness_beyond_the_bound_is_unknow
     with mu.activated(mu.mutant_by_id("compare:replay_select:1")):
         (r,) = mu._lost_beyond(TransitionSystem(Rules()), {}, {label: REPLAY_DIRECT}, time.monotonic())
     assert (r.label, r.verdict, r.proved) == (label, "unknown", False) and "time limit" in r.note
+
+
+def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_loses_its_witnesses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the rules' proof still holds under the mutant no invariant is violated at any depth: neither the
+    seeded search nor the shallow search is made (a dropped write of `pass` once spent 595 s in the seeded search
+    before a proof of 45 s settled it), and the mutant survives with its invariants proved; a witness whose play
+    breaks is still searched, and a lost one kills it (a Set only with an empty hand never Sets in 2 steps)."""
+    found, plays, _ = mu.baseline(Rules(), 2, [])
+    assert found["reach-set-spell-trap"] == 2
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a search for a violation under a mutant whose proof is kept")
+
+    def kept(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return mu._outcome("survived", "every invariant proved for all depths under the mutant", {})
+
+    monkeypatch.setattr(mu, "_proof_kept", kept)
+    monkeypatch.setattr(mu, "_seeded_kill", never)
+    monkeypatch.setattr(mu, "_probe", never)
+    lemmas = ["well-formed"]
+    out = mu.kill(Rules(), mu.mutant_by_id("drop:set_spell_trap:14"), 2, found, plays=plays, lemmas=lemmas)
+    assert out["status"] == "survived" and out["note"].startswith("every invariant proved")
+    out = mu.kill(Rules(), mu.mutant_by_id("negate:set_spell_trap:10"), 2, found, plays=plays, lemmas=lemmas)
+    assert (out["status"], out["killed_by"], out["kill_kind"]) == ("killed", "reach-set-spell-trap", "not-found")

@@ -1640,6 +1640,10 @@ def kill(
             if not any(r.verdict in ("not-found", "unreachable") for r in results):
                 if proof is not None:
                     proof["verdicts"].update({r.label: f"{r.verdict} ({r.length})" for r in results})
+                    open_ = [r.label for r in results if r.verdict in ("unknown", "interrupted")]
+                    if open_:  # a witness the search left open: never a survivor (nor a kill)
+                        note = "every invariant proved for all depths under the mutant; no verdict for "
+                        return _outcome("unknown", note + ", ".join(open_), proof["verdicts"])
                     return proof
                 # the seeded search again: from the states of the rules' own plays (a duel won, a deck nearly
                 # drawn), and from the start with a longer tail after the first step taken otherwise

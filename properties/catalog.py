@@ -27,8 +27,10 @@ from duelcheck.model.cards import (
     NO_CHOICE,
     POINTS,
     SPELLS,
+    STAYS_ON_FIELD,
     STOP,
     TARGETED,
+    TO_BATTLE,
     TO_END,
     TO_MAIN2,
     TRAPS,
@@ -195,6 +197,9 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.g("resolving"), length > 0),
         k.implies(s.g("discarding"), k.and_(ph == Phase.END, s.g("hand", tp) > r.hand_limit, length == 0)),
         k.implies(s.g("discarding"), k.not_(s.g("resolving"))),
+        # 6.3: each phase and step begins with the turn player holding priority, and a chain resolved gives it
+        # back to them: with no chain open the turn player holds priority unless they have just passed
+        k.implies(k.and_(length == 0, k.not_(s.g("discarding"))), (s.g("prio") == tp) == k.not_(s.g("passed"))),
         k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
@@ -395,7 +400,8 @@ always(
     "main2-only-after-battle",
     "6.3.5",
     "Main Phase 2 is entered only after a Battle Phase in the same turn.",
-    state(lambda s: s.k.implies(s.g("phase") == Phase.MAIN2, s.g("bp_done"))),
+    # what happened this turn, from the property layer's history (the rules' own flag is `bp_done`)
+    state(lambda s: s.k.implies(s.g("phase") == Phase.MAIN2, s.g("h_battled") == 1)),
 )
 
 
@@ -594,7 +600,7 @@ def _positions(s: State, a: ActionView, t: State) -> Val:
         here = k.and_(p == tp, a.p("zone") == y, s.is_phase(*MAIN_PHASES))
         # what happened this turn, from the property layer's history: the position changes its controller made
         # to this monster, and the attacks it declared (not the rules' own flags)
-        unmoved = k.and_(s.g("h_moves", p, y) == 0, k.not_(s.g("m_fresh", p, y)))
+        unmoved = k.and_(s.g("h_moves", p, y) == 0, s.g("h_arrived", p, y) == 0)
         manual = k.and_(a.is_("change_position"), here, unmoved, s.g("h_attacks", p, y) == 0)
         flip = k.and_(a.is_("flip_summon"), here, unmoved)
         top = s.g("chain_len") - 1
@@ -624,7 +630,7 @@ def _set_not_same_turn(s: State, a: ActionView, t: State) -> Val:
     p, z = s.g("prio"), a.p("zone")
     from_set = k.and_(a.is_("activate"), z != HAND, k.not_(k.one_of(a.p("kind"), MONSTER_KINDS)))
     quick_or_trap = k.one_of(s.g("s_kind", p, z), (*TRAPS, Kind.QUICK_SPELL))
-    return k.implies(k.and_(from_set, quick_or_trap), k.not_(s.g("s_fresh", p, z)))
+    return k.implies(k.and_(from_set, quick_or_trap), s.g("h_set", p, z) == 0)  # Set this turn (history)
 
 
 always(
@@ -1045,13 +1051,41 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
     return k.and_(*out)
 
 
+def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000's catalogue, 6.3.4.4: a link that resolves with its effect (not negated, nor a card that must
+    stay on the field and has left it) does what its text says: a battle position change turns its target
+    monster face-up in Attack Position if it was face-down, else to the other position; "Set face-down" turns
+    a face-up target face-down in Defense Position; "end the Battle Phase" in its Start or Battle Step goes to
+    its End Step."""
+    k = s.k
+    top = s.g("chain_len") - 1
+    gone = k.and_(_top(s, "c_gone"), k.one_of(_top(s, "c_kind"), STAYS_ON_FIELD))
+    live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(_top(s, "c_neg")), k.not_(gone))
+    eff, p, z = s.g("c_eff", top), s.g("c_tp", top), s.g("c_tz", top)
+    there = k.and_(s.g("c_ta", top) == 0, s.g("m_occ", p, z), k.not_(s.g("m_doomed", p, z)))
+    up, dfn = s.g("m_up", p, z), s.g("m_def", p, z)
+    turned = k.ite(up, t.g("m_def", p, z) == k.not_(dfn), k.and_(t.g("m_up", p, z), k.not_(t.g("m_def", p, z))))
+    down = k.and_(k.not_(t.g("m_up", p, z)), t.g("m_def", p, z))
+    ends = k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
+    return k.implies(
+        live,
+        k.and_(
+            k.implies(k.and_(eff == Effect.CHANGE_POSITION, there), k.and_(t.g("m_occ", p, z), turned)),
+            k.implies(k.and_(eff == Effect.SET_FACE_DOWN, there, up), k.and_(t.g("m_occ", p, z), down)),
+            k.implies(ends, t.g("phase") == Phase.BATTLE_END),
+        ),
+    )
+
+
 always(
     "resolution-effects",
     "seed 000 (chain, negation, effect catalogue)",
     "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
-    "skips a phase, the controller draws).",
+    "skips a phase, the controller draws); a position change, a Set face-down and the end of the Battle Phase "
+    "do what their text says.",
     step(_negated_does_nothing, "negated"),
     step(_applies_to_named_player, "named-player"),
+    step(_does_what_it_says, "as-written"),
 )
 
 
@@ -1107,8 +1141,33 @@ def _bookkeeping(s: State) -> Val:
         ]
     moves = [s.g("m_moved", p, z) == (s.g("h_moves", p, z) >= 1) for p, z in zones(s, "m_occ")]
     moves += [s.g("h_moves", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    # seed 000: a phase to be skipped, as the rules mark it and as the property layer saw the effect resolve
+    skips = [s.g(f, p) == (s.g(f"h_{f}", p) == 1) for f in ("skip_m1", "skip_bp") for p in (0, 1)]
+    # a Battle Phase begun this turn; a monster that came to the field, a card Set, this turn
+    skips.append(s.g("bp_done") == (s.g("h_battled") == 1))
+    for p, z in zones(s, "m_occ"):
+        arrived = s.g("h_arrived", p, z) == 1
+        occupied = s.g("m_occ", p, z)
+        skips += [k.implies(occupied, s.g("m_fresh", p, z) == arrived), k.implies(arrived, occupied)]
+    for p, z in zones(s, "s_occ"):
+        set_ = s.g("h_set", p, z) == 1
+        down = k.and_(s.g("s_occ", p, z), k.not_(s.g("s_up", p, z)))
+        skips += [k.implies(down, s.g("s_fresh", p, z) == set_), k.implies(set_, down)]
+    # seed 000: the two passes that start a chain's resolution are spent: none is pending while it resolves
+    spent = k.implies(s.g("resolving"), k.not_(s.g("passed")))
     return k.and_(
-        s.g("nsum") == s.g("h_summons"), draws, *attacks, *counts, passes, resolving, *ghosts, empty, *triggers, *moves
+        s.g("nsum") == s.g("h_summons"),
+        draws,
+        *attacks,
+        *counts,
+        passes,
+        resolving,
+        *ghosts,
+        empty,
+        *triggers,
+        *moves,
+        *skips,
+        spent,
     )
 
 
@@ -1117,8 +1176,8 @@ always(
     "6.3.1, 6.3.4.2, 6.3.5",
     "The rules' own bookkeeping agrees with what happened, as the property layer counts it: the Normal Summons "
     "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn and "
-    "battle position changed this turn, a pass with or without the chain open, a chain resolving, and a "
-    "triggered effect waiting.",
+    "battle position changed this turn, a pass with or without the chain open (none pending while a chain "
+    "resolves), a chain resolving, a triggered effect waiting, and a phase to be skipped.",
     state(_bookkeeping),
 )
 
@@ -1183,15 +1242,121 @@ def _new_phase_priority(s: State, a: ActionView, t: State) -> Val:
     return k.implies(k.and_(ended, _phase_moved(s, t)), t.g("prio") == t.tp)
 
 
+def _opponent_next(s: State, a: ActionView, t: State) -> Val:
+    """6.3, seed 000 (chains): the first of two passes (history: no pass just before it, with the chain open or
+    not) hands priority to the other player, who may act or pass in turn: the passes in succession are both
+    players'."""
+    k = s.k
+    first = k.and_(
+        a.is_("pass"),
+        k.ite(s.g("chain_len") == 0, s.g("h_empty_passes") == 0, k.and_(s.g("h_passes") == 0, s.g("h_resolving") == 0)),
+    )
+    return k.implies(first, t.g("prio") == s.other(s.g("prio")))
+
+
 always(
     "passes-end-phases",
     "6.3",
     "A phase or step ends when both players pass in succession with no chain open, never on one pass, and "
     "the next begins with the turn player holding priority (in the End Phase, a hand over the limit is first "
-    "discarded, 6.3.6).",
+    "discarded, 6.3.6); the first of two passes hands priority to the other player.",
     step(_both_passed, "both-passed"),
     step(_one_pass, "one-pass"),
     step(_new_phase_priority, "turn-player-first"),
+    step(_opponent_next, "opponent-next"),
+)
+
+
+def before_main1(s: State) -> Phase:
+    """The phase Main Phase 1 follows: the Standby Phase (6.3.2), or the Draw Phase where there is none."""
+    return Phase.STANDBY if s.r.standby_phase else Phase.DRAW
+
+
+def main1_would_begin(s: State, a: ActionView, t: State) -> Val:
+    """6.3.2 -> 6.3.3: the step ends the phase before Main Phase 1 (its next phase is Main Phase 1, or a later
+    one when Main Phase 1 is skipped)."""
+    k = s.k
+    return k.and_(s.g("phase") == before_main1(s), t.g("turn") == s.g("turn"), t.g("phase") != s.g("phase"))
+
+
+def battle_chosen(s: State, a: ActionView, t: State) -> Val:
+    """6.3.3: the step ends Main Phase 1 (or the phase before it, Main Phase 1 skipped) with the turn player's
+    choice of the Battle Phase."""
+    k = s.k
+    ends = k.and_(t.g("turn") == s.g("turn"), t.g("phase") != s.g("phase"))
+    where = k.or_(s.g("phase") == Phase.MAIN1, s.g("phase") == before_main1(s))
+    return k.and_(ends, where, k.or_(a.is_("pass"), a.is_("end_step")), a.p("choice") == TO_BATTLE)
+
+
+def _main1_skipped(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 ("the opponent skips their next Main Phase 1"): when the phase before Main Phase 1 ends, Main
+    Phase 1 begins unless such an effect resolved against the turn player since their last skip (history), and
+    then it is skipped: once per effect."""
+    k = s.k
+    pending = s.g("h_skip_m1", s.tp) == 1
+    return k.implies(main1_would_begin(s, a, t), (t.g("phase") == Phase.MAIN1) == k.not_(pending))
+
+
+def _battle_skipped(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 ("the opponent skips their next Battle Phase"): the Battle Phase chosen at the end of Main Phase
+    1 begins unless such an effect resolved against the turn player since their last skip (history); a skipped
+    Battle Phase leads to the End Phase."""
+    k = s.k
+    pending = s.g("h_skip_bp", s.tp) == 1
+    where = k.ite(pending, t.g("phase") == Phase.END, t.g("phase") == Phase.BATTLE_START)
+    return k.implies(battle_chosen(s, a, t), where)
+
+
+always(
+    "phase-skips",
+    "seed 000 (effect catalogue), 6.3.3",
+    "An effect that makes the opponent skip their next Main Phase 1 or Battle Phase skips exactly that one: "
+    "the phase begins as usual unless such an effect resolved against its player since their last skip, and "
+    "a skipped Battle Phase leads to the End Phase (what resolved is kept by the property layer).",
+    step(_main1_skipped, "main-phase-1"),
+    step(_battle_skipped, "battle-phase"),
+)
+
+
+def _as_played(s: State, a: ActionView, t: State) -> Val:
+    """6.3.5, seed 000: a card played from the hand is the card the action names (its identity is the action's
+    parameter): the monster Normal Summoned (face-up Attack Position), Set (face-down Defense Position) or
+    Special Summoned (face-up, in the position chosen) has that ATK and DEF, and a summoned monster that effect
+    type and effect; the card Set in a Spell & Trap Zone is that face-down card with its effect and cost."""
+    k, tp = s.k, s.tp
+    out = []
+    top = s.g("chain_len") - 1
+    special = k.and_(a.is_("resolve"), s.g("chain_len") > 0, s.g("c_eff", top) == Effect.SPECIAL_SUMMON)
+    for p, z in zones(s, "m_occ"):
+        came = k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
+        stats = k.and_(t.g("m_atk", p, z) == a.p("atk"), t.g("m_defv", p, z) == a.p("defv"))
+        card = k.and_(stats, t.g("m_kind", p, z) == a.p("mkind"), t.g("m_eff", p, z) == a.p("eff"))
+        mine = p == tp
+        out += [
+            k.implies(
+                k.and_(came, a.is_("normal_summon")), k.and_(mine, card, t.g("m_up", p, z), k.not_(t.g("m_def", p, z)))
+            ),
+            k.implies(
+                k.and_(came, a.is_("set_monster")), k.and_(mine, card, k.not_(t.g("m_up", p, z)), t.g("m_def", p, z))
+            ),
+            k.implies(k.and_(came, special), k.and_(stats, t.g("m_up", p, z), t.g("m_def", p, z) == a.p("pos"))),
+        ]
+    for p, z in zones(s, "s_occ"):
+        came = k.and_(a.is_("set_spell_trap"), k.not_(s.g("s_occ", p, z)), t.g("s_occ", p, z))
+        card = k.and_(t.g("s_kind", p, z) == a.p("kind"), t.g("s_eff", p, z) == a.p("eff"))
+        out.append(
+            k.implies(came, k.and_(p == tp, card, t.g("s_cost", p, z) == a.p("cost"), k.not_(t.g("s_up", p, z))))
+        )
+    return k.and_(*out)
+
+
+always(
+    "cards-as-played",
+    "6.3.5, seed 000",
+    "A card played from the hand is the card the action names: a monster Normal Summoned, Set or Special "
+    "Summoned has the ATK and DEF (and, from the hand, the effect) it was played with, in the position the rule "
+    "gives it; a card Set in a Spell & Trap Zone is face-down with its effect and cost.",
+    step(_as_played),
 )
 
 

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from duelcheck.model.cards import DIRECT, MonsterEffect, Pending, Phase
+from duelcheck.model.cards import BATTLE_PHASE, DIRECT, STAYS_ON_FIELD, Effect, MonsterEffect, Pending, Phase
 from duelcheck.model.kit import Val
 from duelcheck.model.state import FieldSpec, Key, State
-from duelcheck.properties.catalog import ActionView
+from duelcheck.properties.catalog import ActionView, battle_chosen, main1_would_begin
 from duelcheck.rules import Rules
 
 Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
@@ -92,6 +92,26 @@ def _empty_passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Va
     first = k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 0)
     declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
     return k.ite(first, 1, k.ite(declined, s.g("h_empty_passes"), 0, w=2), w=2)
+
+
+def _skips(name: str, effect: Effect, used: Callable[[State, ActionView, State], Val]) -> Advance:
+    """Seed 000's catalogue ("the opponent skips their next Main Phase 1 / Battle Phase"): 1 for player p from
+    the resolution of such a link whose player is p's opponent, not negated (nor a card that must stay on the
+    field and has left it, the seed's example), until
+    p's phase is skipped (`used`: the step where it would have begun); else 0 (a second such link before the
+    skip changes nothing: one phase is skipped)."""
+
+    def advance(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+        (p,) = idx
+        k = s.k
+        top = s.g("chain_len") - 1
+        gone = k.and_(s.g("c_gone", top), k.one_of(s.g("c_kind", top), STAYS_ON_FIELD))
+        live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(s.g("c_neg", top)), k.not_(gone))
+        hits = k.and_(live, s.g("c_eff", top) == effect, s.other(s.g("c_owner", top)) == p)
+        spent = k.and_(s.tp == p, used(s, a, t))
+        return k.ite(hits, 1, k.ite(spent, 0, s.g(name, p), w=1), w=1)
+
+    return advance
 
 
 def _flipped(s: State, t: State, p: int) -> Val:
@@ -169,6 +189,34 @@ def _moves(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return _bump(s, old, moved, 3)
 
 
+def _battled(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4, 6.3.5: 1 once a Battle Phase has begun this turn (0 from the next turn on)
+    k = s.k
+    same = s.g("turn") == t.g("turn")
+    return k.ite(same, k.ite(t.is_phase(*BATTLE_PHASE), 1, s.g("h_battled"), w=1), 0, w=1)
+
+
+def _arrived(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.3, seed 000: 1 for the monster now in this zone when it came to the field this turn (Normal Summoned,
+    # Set or Special Summoned), else 0 (a zone left empty starts again)
+    k = s.k
+    p, z = idx
+    same = s.g("turn") == t.g("turn")
+    came = k.and_(same, k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
+    return k.ite(came, 1, k.ite(k.and_(same, t.g("m_occ", p, z)), s.g("h_arrived", p, z), 0, w=1), w=1)
+
+
+def _set_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # seed 000: 1 for the card face-down in this Spell & Trap Zone when it was Set this turn, else 0 (a card
+    # turned face-up, or a zone left empty, starts again)
+    k = s.k
+    p, z = idx
+    same = s.g("turn") == t.g("turn")
+    down = k.and_(t.g("s_occ", p, z), k.not_(t.g("s_up", p, z)))
+    came = k.and_(same, k.not_(s.g("s_occ", p, z)), down)
+    return k.ite(came, 1, k.ite(k.and_(same, down), s.g("h_set", p, z), 0, w=1), w=1)
+
+
 def _told_trigger(b: State, p: int) -> int:
     pending = int(b.g("trig", p))
     return FLIP_DUE if pending in (Pending.FLIP_DUE, Pending.TRIGGER_DUE) else FLIP_WAITS if pending else 0
@@ -205,7 +253,7 @@ ATTACKS_DOC = "attacks declared this turn by this monster (history, 6.3.4.2)"
 
 def history_for(rules: Rules) -> History:
     """The property suite's counters, shaped by the rules (a counter per Monster Zone)."""
-    monster_zones = rules.monster_zones
+    monster_zones, spell_trap_zones = rules.monster_zones, rules.spell_trap_zones
     return History(
         [
             Counter(
@@ -252,6 +300,31 @@ def history_for(rules: Rules) -> History:
                 ),
                 _moves,
                 lambda b, idx: int(bool(b.g("m_moved", *idx))),
+            ),
+            Counter(
+                _spec("h_skip_m1", (2,), 1, "1 while this player's next Main Phase 1 is skipped (history, seed 000)"),
+                _skips("h_skip_m1", Effect.SKIP_MAIN1, main1_would_begin),
+                lambda b, idx: int(bool(b.g("skip_m1", idx[0]))),
+            ),
+            Counter(
+                _spec("h_skip_bp", (2,), 1, "1 while this player's next Battle Phase is skipped (history, seed 000)"),
+                _skips("h_skip_bp", Effect.SKIP_BP, battle_chosen),
+                lambda b, idx: int(bool(b.g("skip_bp", idx[0]))),
+            ),
+            Counter(
+                _spec("h_battled", (), 1, "1 once a Battle Phase has begun this turn (history, 6.3.5)"),
+                _battled,
+                lambda b, idx: int(bool(b.g("bp_done"))),
+            ),
+            Counter(
+                _spec("h_arrived", (2, monster_zones), 1, "this monster came to the field this turn (history, 6.3.3)"),
+                _arrived,
+                lambda b, idx: int(bool(b.g("m_occ", *idx)) and bool(b.g("m_fresh", *idx))),
+            ),
+            Counter(
+                _spec("h_set", (2, spell_trap_zones), 1, "this face-down card was Set this turn (history, seed 000)"),
+                _set_here,
+                lambda b, idx: int(bool(b.g("s_occ", *idx)) and bool(b.g("s_fresh", *idx))),
             ),
             Counter(
                 _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),

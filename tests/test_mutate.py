@@ -22,15 +22,17 @@ from conftest import walk
 from duelcheck.cli import main
 from duelcheck.counterexamples.certify import certify
 from duelcheck.engines import mutate as mu
+from duelcheck.engines.bmc import BMC
 from duelcheck.engines.kind import Induction
 from duelcheck.errors import InputError
 from duelcheck.model import rules as R
 from duelcheck.model import state as S
-from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END, Kind
+from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END, Effect, Kind, Phase
 from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties import BY_NAME, Check, Property
+from duelcheck.properties.catalog import ActionView
 from duelcheck.rules import Rules
 
 NO_TURN_1_DRAW = "6.3.1: the player who goes first does not draw on turn 1"
@@ -654,3 +656,131 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
     m = mu.mutant_by_id("negate:set_spell_trap:10")
     out = mu.kill(Rules(), m, 2, found, plays=plays, lemmas=lemmas, timeout=1e-9)
     assert out["status"] == "unknown" and "reach-set-spell-trap" in out["note"], out
+
+
+# the plainest way on through a duel: the normal draw when due, else the step ended, the Battle Phase chosen
+# where it may be (it passes with no attack), the End Phase otherwise, a discard when the hand is over the limit
+PLAIN_WAY_ON = [
+    ("normal_draw", {}),
+    ("end_step", {"choice": TO_BATTLE}),
+    ("end_step", {"choice": NO_CHOICE}),
+    ("end_step", {"choice": TO_END}),
+    ("discard", {}),
+]
+
+
+def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
+    """`moves` made, then the plainest way on until `turn` is past its Main Phase 1."""
+    state, play = ts.init(), list(moves)
+    for move, given in moves:
+        out = ts.apply(state, move, given)
+        assert out.ok and out.state is not None, move
+        state = out.state
+    while state.g("turn") < turn or state.g("phase") in (Phase.DRAW, Phase.STANDBY, Phase.MAIN1):
+        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
+        play.append((move, given))
+        state = ts.apply(state, move, given).state
+    return play
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "effect", "case"),
+    [("write:pass:7", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:8", Effect.SKIP_BP, "battle-phase")],
+)
+def test_a_skip_effect_that_skips_more_than_one_phase_is_caught_by_phase_skips(
+    mutant_id: str, effect: Effect, case: str
+) -> None:
+    """Seed 000's "the opponent skips their next Main Phase 1 / Battle Phase", with the rule's mark never
+    cleared (its write dropped): the player skips that phase again on their next turn. `phase-skips` reads what
+    resolved (the property layer's history), not the rules' mark: the rules' play to a skip effect's resolution
+    on turn 1 (the witness that skips Main Phase 1, its card given the effect), then the plainest way on to
+    turn 4, keeps it; the mutant's breaks it on the second skip (every invariant survived these mutants)."""
+    (found,) = BMC(TransitionSystem(Rules())).run([BY_NAME["reach-standby-to-end"]], 9)
+    assert found.verdict == "found" and found.trace is not None
+    moves = [(st.action, dict(st.params)) for st in found.trace.steps[1:]]
+    last = max(i for i, (move, _) in enumerate(moves) if move == "resolve")
+    skip = [(m, {**g, "eff": int(effect)} if m == "activate" else g) for m, g in moves[: last + 1]]
+    prop = [BY_NAME["phase-skips"]]
+    ts = TransitionSystem(Rules())
+    assert mu._replay_violation(ts, prop, {"skip": _on_to_turn(ts, skip, 4)}) is None
+    with mu.activated(mu.mutant_by_id(mutant_id)):
+        mts = TransitionSystem(Rules())
+        r = mu._replay_violation(mts, prop, {"skip": _on_to_turn(mts, skip, 4)})
+    assert r is not None and r.label == f"phase-skips[{case}]", r
+
+
+@pytest.mark.parametrize("mutant_id", ["write:normal_summon:8", "write:set_monster:8"])
+def test_a_position_changed_on_the_turn_its_monster_arrived_is_caught_from_history(mutant_id: str) -> None:
+    """The "summoned or Set this turn" mark not written (a dropped write of the monster's placing): the monster
+    changes its battle position (or is Flip Summoned) on the turn it arrived. `position-change-rules` reads when
+    it arrived from the property layer's history, not the rules' mark, and catches it on that step."""
+    summon = ("normal_summon", {"atk": 10, "defv": 10, "eff": 0, "mkind": 0})
+    set_ = ("set_monster", {"atk": 10, "defv": 10, "eff": 0, "mkind": 0})
+    first = summon if mutant_id.startswith("write:normal_summon") else set_
+    second = ("change_position", {"zone": 0}) if first is summon else ("flip_summon", {"zone": 0})
+    prop = [BY_NAME["position-change-rules"]]
+    ts = TransitionSystem(Rules())
+    main1 = ts.expand(ts.init(), "end_steps", {"choice": NO_CHOICE})  # turn 1's Main Phase 1
+    assert isinstance(main1, list)
+    assert not ts.apply(ts.apply(main1[-1].state, *first).state, *second).ok  # the rules refuse it
+    with mu.activated(mu.mutant_by_id(mutant_id)):
+        play = [("end_steps", {"choice": NO_CHOICE}), first, second]
+        r = mu._replay_violation(TransitionSystem(Rules()), prop, {"arrived": play})
+    assert r is not None and r.label == "position-change-rules" and r.trace.steps[-1].action == second[0], r
+
+
+def _resolving_board(ts: TransitionSystem, effect: Effect) -> State:
+    """Turn 3, the Battle Step: player 0's Quick-Play Spell (face-up in their zone 0) resolves alone on the
+    chain, its effect `effect`, targeting player 1's face-up Attack Position monster in zone 0."""
+    init = ts.init()
+    v = dict(init.v)
+    v.update({("turn",): 3, ("phase",): int(Phase.BATTLE_STEP), ("drew",): True, ("bp_done",): True})
+    v.update({("h_battled",): 1, ("resolving",): True, ("h_resolving",): 1, ("chain_len",): 1})
+    v.update({("m_occ", 1, 0): True, ("m_up", 1, 0): True, ("m_atk", 1, 0): 10, ("m_defv", 1, 0): 10})
+    v.update({("s_occ", 0, 0): True, ("s_up", 0, 0): True, ("s_kind", 0, 0): int(Kind.QUICK_SPELL)})
+    v.update({("c_owner", 0): 0, ("c_kind", 0): int(Kind.QUICK_SPELL), ("c_eff", 0): int(effect), ("c_zone", 0): 0})
+    v.update({("c_tp", 0): 1, ("c_ta", 0): 0, ("c_tz", 0): 0})
+    return State(init.k, init.r, init.schema, v)
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "effect"),
+    [
+        ("write:resolve:29", Effect.CHANGE_POSITION),  # the other position not written
+        ("write:resolve:32", Effect.END_BATTLE_PHASE),  # the phase not moved to the End Step
+    ],
+)
+def test_an_effect_that_does_nothing_is_caught_by_resolution_effects(mutant_id: str, effect: Effect) -> None:
+    """A catalogue effect whose write is dropped resolves and does nothing (every invariant survived these):
+    `resolution-effects[as-written]` reads the link's text and what the step changed."""
+    check = next(c for c in BY_NAME["resolution-effects"].checks if c.label == "as-written")
+    params = {"atk": 0, "defv": 0, "pos": 0, "amount": 0}
+    ts = TransitionSystem(Rules())
+    board = _resolving_board(ts, effect)
+    out = ts.apply(board, "resolve", params)
+    assert out.ok and out.state is not None and check.eval(board, ActionView("resolve", params, False), out.state)
+    with mu.activated(mu.mutant_by_id(mutant_id)):
+        mts = TransitionSystem(Rules())
+        out = mts.apply(board, "resolve", params)
+        assert out.ok and out.state is not None
+        assert not check.eval(board, ActionView("resolve", params, False), out.state)
+
+
+@pytest.mark.parametrize("mutant_id", ["write:normal_summon:7", "write:set_monster:6", "write:set_spell_trap:3"])
+def test_a_card_played_as_another_is_caught_by_cards_as_played(mutant_id: str) -> None:
+    """A write of the card played dropped (its DEF, its ATK, a Set card's effect): the card on the field is not
+    the one the action names. Every invariant survived these (a 0 DEF monster is a card too); `cards-as-played`
+    reads the action's parameters and catches each on that step. The rules keep it on every such step of turn 1."""
+    action = mutant_id.split(":")[1]
+    ts = TransitionSystem(Rules())
+    main1 = ts.expand(ts.init(), "end_steps", {"choice": NO_CHOICE})
+    assert isinstance(main1, list)
+    start = main1[-1].state
+    steps = [st for st in ts.successors(start) if st.action == action and any(st.params.values())]
+    assert steps
+    check = BY_NAME["cards-as-played"].checks[0]
+    assert all(check.eval(start, ActionView(st.action, st.params, False), st.state) for st in steps)
+    with mu.activated(mu.mutant_by_id(mutant_id)):
+        mts = TransitionSystem(Rules())
+        caught = [st for st in mts.successors(start) if st.action == action]
+        assert any(not check.eval(start, ActionView(st.action, st.params, False), st.state) for st in caught)

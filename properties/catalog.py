@@ -1145,6 +1145,9 @@ def _bookkeeping(s: State) -> Val:
     skips = [s.g(f, p) == (s.g(f"h_{f}", p) == 1) for f in ("skip_m1", "skip_bp") for p in (0, 1)]
     # a Battle Phase begun this turn; a monster that came to the field, a card Set, this turn
     skips.append(s.g("bp_done") == (s.g("h_battled") == 1))
+    skips += [s.g("h_battled") >= 0, *(s.g(f, p) >= 0 for f in ("h_skip_m1", "h_skip_bp") for p in (0, 1))]
+    skips += [s.g("h_arrived", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    skips += [s.g("h_set", p, z) >= 0 for p, z in zones(s, "s_occ")]
     for p, z in zones(s, "m_occ"):
         arrived = s.g("h_arrived", p, z) == 1
         occupied = s.g("m_occ", p, z)

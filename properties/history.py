@@ -109,7 +109,7 @@ def _skips(name: str, effect: Effect, used: Callable[[State, ActionView, State],
         live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(s.g("c_neg", top)), k.not_(gone))
         hits = k.and_(live, s.g("c_eff", top) == effect, s.other(s.g("c_owner", top)) == p)
         spent = k.and_(s.tp == p, used(s, a, t))
-        return k.ite(hits, 1, k.ite(spent, 0, s.g(name, p), w=1), w=1)
+        return k.ite(hits, 1, k.ite(spent, 0, s.g(name, p), w=2), w=2)
 
     return advance
 
@@ -193,7 +193,7 @@ def _battled(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # 6.3.4, 6.3.5: 1 once a Battle Phase has begun this turn (0 from the next turn on)
     k = s.k
     same = s.g("turn") == t.g("turn")
-    return k.ite(same, k.ite(t.is_phase(*BATTLE_PHASE), 1, s.g("h_battled"), w=1), 0, w=1)
+    return k.ite(same, k.ite(t.is_phase(*BATTLE_PHASE), 1, s.g("h_battled"), w=2), 0, w=2)
 
 
 def _arrived(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
@@ -203,7 +203,7 @@ def _arrived(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     p, z = idx
     same = s.g("turn") == t.g("turn")
     came = k.and_(same, k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
-    return k.ite(came, 1, k.ite(k.and_(same, t.g("m_occ", p, z)), s.g("h_arrived", p, z), 0, w=1), w=1)
+    return k.ite(came, 1, k.ite(k.and_(same, t.g("m_occ", p, z)), s.g("h_arrived", p, z), 0, w=2), w=2)
 
 
 def _set_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
@@ -214,7 +214,7 @@ def _set_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     same = s.g("turn") == t.g("turn")
     down = k.and_(t.g("s_occ", p, z), k.not_(t.g("s_up", p, z)))
     came = k.and_(same, k.not_(s.g("s_occ", p, z)), down)
-    return k.ite(came, 1, k.ite(k.and_(same, down), s.g("h_set", p, z), 0, w=1), w=1)
+    return k.ite(came, 1, k.ite(k.and_(same, down), s.g("h_set", p, z), 0, w=2), w=2)
 
 
 def _told_trigger(b: State, p: int) -> int:
@@ -302,27 +302,27 @@ def history_for(rules: Rules) -> History:
                 lambda b, idx: int(bool(b.g("m_moved", *idx))),
             ),
             Counter(
-                _spec("h_skip_m1", (2,), 1, "1 while this player's next Main Phase 1 is skipped (history, seed 000)"),
+                _spec("h_skip_m1", (2,), 2, "1 while this player's next Main Phase 1 is skipped (history, seed 000)"),
                 _skips("h_skip_m1", Effect.SKIP_MAIN1, main1_would_begin),
                 lambda b, idx: int(bool(b.g("skip_m1", idx[0]))),
             ),
             Counter(
-                _spec("h_skip_bp", (2,), 1, "1 while this player's next Battle Phase is skipped (history, seed 000)"),
+                _spec("h_skip_bp", (2,), 2, "1 while this player's next Battle Phase is skipped (history, seed 000)"),
                 _skips("h_skip_bp", Effect.SKIP_BP, battle_chosen),
                 lambda b, idx: int(bool(b.g("skip_bp", idx[0]))),
             ),
             Counter(
-                _spec("h_battled", (), 1, "1 once a Battle Phase has begun this turn (history, 6.3.5)"),
+                _spec("h_battled", (), 2, "1 once a Battle Phase has begun this turn (history, 6.3.5)"),
                 _battled,
                 lambda b, idx: int(bool(b.g("bp_done"))),
             ),
             Counter(
-                _spec("h_arrived", (2, monster_zones), 1, "this monster came to the field this turn (history, 6.3.3)"),
+                _spec("h_arrived", (2, monster_zones), 2, "this monster came to the field this turn (history, 6.3.3)"),
                 _arrived,
                 lambda b, idx: int(bool(b.g("m_occ", *idx)) and bool(b.g("m_fresh", *idx))),
             ),
             Counter(
-                _spec("h_set", (2, spell_trap_zones), 1, "this face-down card was Set this turn (history, seed 000)"),
+                _spec("h_set", (2, spell_trap_zones), 2, "this face-down card was Set this turn (history, seed 000)"),
                 _set_here,
                 lambda b, idx: int(bool(b.g("s_occ", *idx)) and bool(b.g("s_fresh", *idx))),
             ),

@@ -312,16 +312,20 @@ def test_a_trace_becomes_a_duel_log_that_replays(tmp_path: Path) -> None:
     and from the middle of the trace too."""
     _, out = check_variant(tmp_path, "main_phase_2_requires_battle_phase = false\n", "main2-only-after-battle")
     trace = json.loads(out)["results"][0]["trace"]
-    # the log takes the trace's two-phase step as the two end_steps it is: 3 actions from the start, 1 from step 1
-    for first, actions in (("0", 3), ("1", 1)):
+    # the log takes the trace's two-phase step as the two end_steps it is: 3 actions from the start (the two
+    # steps, one of them two-phase), fewer from step 1 (1 or 2, as the minimal trace puts its two-phase step)
+    counts = {}
+    for first in ("0", "1"):
         log = tmp_path / f"from-{first}.json"
         code, _, err = run("to-log", trace, "--out", str(log), "--from-step", first)
         assert code == 0, err
         data = json.loads(log.read_text(encoding="utf-8"))
         assert data["rules"] == {"main_phase_2_requires_battle_phase": False}
-        assert len(data["actions"]) == actions and all("observed" in a for a in data["actions"])
+        assert all("observed" in a for a in data["actions"])
+        counts[first] = len(data["actions"])
         code, text, _ = run("replay", str(log))
         assert code == 0 and "conforms" in text
+    assert counts["0"] == 3 and 1 <= counts["1"] < 3, counts
     code, _, err = run("to-log", trace, "--from-step", "99")
     assert code == 2 and "--from-step" in err
 

@@ -318,22 +318,17 @@ def destroy_monster(n: Builder, p: Val, z: Val) -> None:
 
 
 def destroy_all_monsters(n: Builder) -> None:
-    """Every monster on the field is destroyed at once."""
+    """Every monster on the field is destroyed at once; each leaving means for an attack what one destroyed
+    alone means (6.3.4.2, 6.3.4.3.3, 6.3.4.2.1 replay)."""
     if n.dead:  # concrete, behind a false condition: nothing here would take effect
         return
     k = n.k
-    tp = n.tp
-    opp_had = n.monsters(n.other(tp)) > 0
-    mine_had = n.monsters(tp) > 0
     for p in (0, 1):
         for z in range(n.r.monster_zones):
             # a monster destroyed by battle is destroyed already: it goes at the end of the Damage Step
             with n.when(k.and_(n.g("m_occ", p, z), k.not_(n.g("m_doomed", p, z)))):
+                monster_left(n, p, z)
                 to_graveyard(n, p, z)
-    with n.when(opp_had):
-        monster_count_changed(n, n.other(tp))  # 6.3.4.2.1 replay
-    with n.when(k.and_(mine_had, n.g("attacking"))):
-        end_attack(n)  # the attacker was destroyed too
 
 
 def destroy_spell(n: Builder, p: Val, z: Val) -> None:

@@ -50,7 +50,6 @@ from duelcheck.model.rules import (
     Params,
     draw_pending,
     main1_ends,
-    replay_due,
     speed,
     winner_if_loses,
 )
@@ -197,6 +196,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.g("resolving"), length > 0),
         k.implies(s.g("discarding"), k.and_(ph == Phase.END, s.g("hand", tp) > r.hand_limit, length == 0)),
         k.implies(s.g("discarding"), k.not_(s.g("resolving"))),
+        # 6.3.6: the discard to the hand limit is the turn player's act: they hold priority until it is done
+        k.implies(s.g("discarding"), s.g("prio") == tp),
         # 6.3: each phase and step begins with the turn player holding priority, and a chain resolved gives it
         # back to them: with no chain open the turn player holds priority unless they have just passed
         k.implies(k.and_(length == 0, k.not_(s.g("discarding"))), (s.g("prio") == tp) == k.not_(s.g("passed"))),
@@ -238,7 +239,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         s.g("atk_zone") >= 0,
         s.g("atk_zone") < mz,
         s.g("atk_tgt") >= 0,
-        s.g("atk_tgt") <= DIRECT,
+        k.or_(s.g("atk_tgt") < mz, s.g("atk_tgt") == DIRECT),  # a Monster Zone of the rules, or a direct attack
         k.implies(
             k.and_(s.g("attacking"), ph != Phase.DMG_END),
             k.and_(s.g("m_occ", tp, s.g("atk_zone")), s.g("m_decl", tp, s.g("atk_zone"))),
@@ -249,6 +250,11 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         ),
         k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
     ]
+    # 6.3.2, 6.3.5: a phase the rules leave out (Rush Duel: no Standby Phase; no Main Phase 2) is never entered
+    if not r.standby_phase:
+        out.append(ph != Phase.STANDBY)
+    if not r.main_phase_2:
+        out.append(ph != Phase.MAIN2)
     # Deck-out bounds the number of turns: each turn after the first starts with a draw.
     turns = 2 * (r.deck_size - r.starting_hand) + 2
     phi = s.g("deck", 0) + s.g("deck", 1) + s.g("turn")
@@ -340,6 +346,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             s.g("s_up", owner, zone),
             s.g("s_kind", owner, zone) == s.g("c_kind", j),
             s.g("s_eff", owner, zone) == s.g("c_eff", j),
+            s.g("s_cost", owner, zone) == s.g("c_cost", j),
         )
         kind = s.g("c_kind", j)
         is_card = k.one_of(kind, [int(x) for x in (*SPELLS, *TRAPS)])
@@ -684,18 +691,31 @@ def _trigger_waits(s: State) -> Val:
     return s.k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
 
 
+def _replay_seen(s: State) -> Val:
+    """6.3.4.2.1: a replay is due (history: the opponent's monsters changed in number during the attack in the
+    Battle Step, and the attacker has not chosen again since), once the chain in progress has resolved."""
+    k = s.k
+    return k.and_(s.g("h_replay") == 1, s.g("attacking"), s.g("chain_len") == 0, s.g("h_resolving") == 0)
+
+
 def _replay_first(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.2.1: once a replay is due, the attacker's new choice comes before anything else is done (a
-    triggered effect that is waiting goes first, 6.3.4.3.4)."""
+    triggered effect that is waiting goes first, 6.3.4.3.4); and a new choice is made only then, once per
+    replay."""
     k = s.k
-    return k.implies(k.and_(replay_due(s), k.not_(_trigger_waits(s))), a.is_("replay_select"))
+    due = _replay_seen(s)
+    return k.and_(
+        k.implies(k.and_(due, k.not_(_trigger_waits(s))), a.is_("replay_select")),
+        k.implies(a.is_("replay_select"), due),
+    )
 
 
 always(
     "replay-only-in-battle-step",
     "6.3.4.2.1",
     "A replay is pending and taken only in the Battle Step, never in the Damage Step, and the re-selection "
-    "is not an attack declaration; once a replay is due, the attacker chooses before anything else is done.",
+    "is not an attack declaration; once a replay is due, the attacker chooses before anything else is done, "
+    "once per replay (what changed on the field is kept by the property layer).",
     state(_replay_place, "pending"),
     step(_replay_step, "re-selection"),
     step(_replay_first, "chosen-first"),
@@ -1002,25 +1022,87 @@ def _quick_play_from_hand(s: State, a: ActionView, t: State) -> Val:
 
 
 def _attack_negation(s: State, a: ActionView, t: State) -> Val:
-    """6.3.4.2: a card that negates an attack is activated only while an attack is going on."""
+    """6.3.4.2, 6.3.4.2.1: a card that negates an attack answers its declaration: it is activated while the
+    attack is going on, in the chain that answers the declaration (history: from the declaration until that
+    chain has resolved or the step moves on), never after a replay's re-selection, which is no declaration."""
     k = s.k
     added, _, eff, _ = _new_link(s, t)
-    return k.implies(k.and_(added, eff == Effect.NEGATE_ATTACK), s.g("attacking"))
+    return k.implies(k.and_(added, eff == Effect.NEGATE_ATTACK), k.and_(s.g("attacking"), s.g("h_declared") == 1))
+
+
+def _monster_effect_once(s: State, a: ActionView, t: State) -> Val:
+    """Model catalogue: a monster's Ignition or Quick effect is activated once per turn (history: the monster
+    now in that zone has not activated it this turn)."""
+    k = s.k
+    added, kind, _, owner = _new_link(s, t)
+    z = a.p("zone")
+    act = k.and_(a.is_("activate"), added, k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT)))
+    fresh = k.or_(*(k.and_(owner == p, z == y, s.g("h_used", p, y) == 0) for p, y in zones(s, "m_occ")))
+    return k.implies(act, fresh)
 
 
 always(
     "activation-timing",
     "seed 000 (spell speeds), 6.3.4.2",
     "A Spell Speed 1 activation starts a chain in its player's own Main Phase; a Quick-Play Spell comes from "
-    "the hand only in its player's turn; an attack is negated only while one is going on.",
+    "the hand only in its player's turn; an attack is negated only in the chain answering its declaration; "
+    "a monster's effect is activated once per turn.",
     step(_speed_1, "speed-1"),
     step(_quick_play_from_hand, "quick-play-from-hand"),
     step(_attack_negation, "attack-negation"),
+    step(_monster_effect_once, "monster-effect-once-per-turn"),
+)
+
+
+def _other_player_responds(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (chains): after each new chain link, activated or triggered, the other player may respond
+    first: they hold priority."""
+    k = s.k
+    added, _, _, owner = _new_link(s, t)
+    return k.implies(k.and_(added, k.or_(a.is_("activate"), a.is_("trigger"))), t.g("prio") == s.other(owner))
+
+
+always(
+    "responses-after-each-link",
+    "seed 000 (chains)",
+    "After each new chain link the other player holds priority: they may respond first.",
+    step(_other_player_responds),
+)
+
+
+def _battler_left(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2: an attack whose attacker leaves the field cannot go on; 6.3.4.3.3: nor one whose target leaves
+    the field during the Damage Step (there is no damage calculation). A monster destroyed by battle leaves
+    when the Damage Step ends, and the battle is over then: this reads a monster leaving with the phase
+    unchanged."""
+    k, tp = s.k, s.tp
+    opp = s.other(tp)
+    az, tz = s.g("atk_zone"), s.g("atk_tgt")
+    attacker = k.and_(s.g("m_occ", tp, az), k.not_(t.g("m_occ", tp, az)))
+    target = k.and_(s.is_phase(*DAMAGE_STEP), tz != DIRECT, s.g("m_occ", opp, tz), k.not_(t.g("m_occ", opp, tz)))
+    left = k.and_(s.g("attacking"), t.g("phase") == s.g("phase"), t.g("turn") == s.g("turn"), k.or_(attacker, target))
+    return k.implies(left, k.not_(t.g("attacking")))
+
+
+always(
+    "attack-ends-when-a-battler-leaves",
+    "6.3.4.2, 6.3.4.3.3",
+    "An attack ends when its attacker leaves the field, or its target leaves it during the Damage Step, "
+    "whether one monster is destroyed or all of them.",
+    step(_battler_left),
 )
 
 
 def _top(s: State, name: str) -> Val:
     return s.g(name, s.g("chain_len") - 1)
+
+
+def link_takes_effect(s: State, a: ActionView) -> Val:
+    """Seed 000 (chains, the chain example): the step resolves the last link, and it takes effect: it is not
+    negated, nor a card that must stay on the field and has left it."""
+    k = s.k
+    gone = k.and_(_top(s, "c_gone"), k.one_of(_top(s, "c_kind"), STAYS_ON_FIELD))
+    return k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(_top(s, "c_neg")), k.not_(gone))
 
 
 def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
@@ -1039,7 +1121,7 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
     """Seed 000's catalogue: "the opponent skips their next Battle Phase / Main Phase 1" reaches the link's
     opponent, never its player; "draw a card" draws for the link's player, never the opponent."""
     k = s.k
-    live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(_top(s, "c_neg")), k.not_(_top(s, "c_gone")))
+    live = link_takes_effect(s, a)
     eff, owner = _top(s, "c_eff"), _top(s, "c_owner")
     opp = s.other(owner)
     out = []
@@ -1052,26 +1134,28 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
 
 
 def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
-    """Seed 000's catalogue, 6.3.4.4: a link that resolves with its effect (not negated, nor a card that must
-    stay on the field and has left it) does what its text says: a battle position change turns its target
-    monster face-up in Attack Position if it was face-down, else to the other position; "Set face-down" turns
-    a face-up target face-down in Defense Position; "end the Battle Phase" in its Start or Battle Step goes to
-    its End Step."""
+    """Seed 000's catalogue, 6.3.4.4: a link that takes effect does what its text says: a battle position
+    change turns its target monster face-up in Attack Position if it was face-down, else to the other position;
+    "Set face-down" turns a face-up target face-down in Defense Position; an ATK change moves a face-up target's
+    ATK by the amount chosen (never below 0, nor above the model's top ATK); "end the Battle Phase" in its Start
+    or Battle Step goes to its End Step."""
     k = s.k
     top = s.g("chain_len") - 1
-    gone = k.and_(_top(s, "c_gone"), k.one_of(_top(s, "c_kind"), STAYS_ON_FIELD))
-    live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(_top(s, "c_neg")), k.not_(gone))
+    live = link_takes_effect(s, a)
     eff, p, z = s.g("c_eff", top), s.g("c_tp", top), s.g("c_tz", top)
     there = k.and_(s.g("c_ta", top) == 0, s.g("m_occ", p, z), k.not_(s.g("m_doomed", p, z)))
     up, dfn = s.g("m_up", p, z), s.g("m_def", p, z)
     turned = k.ite(up, t.g("m_def", p, z) == k.not_(dfn), k.and_(t.g("m_up", p, z), k.not_(t.g("m_def", p, z))))
     down = k.and_(k.not_(t.g("m_up", p, z)), t.g("m_def", p, z))
+    atk = k.smin(k.smax(s.g("m_atk", p, z) + a.p("amount"), 0), ATK_CAP)
+    changed = k.and_(t.g("m_occ", p, z), t.g("m_atk", p, z) == atk)
     ends = k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
     return k.implies(
         live,
         k.and_(
             k.implies(k.and_(eff == Effect.CHANGE_POSITION, there), k.and_(t.g("m_occ", p, z), turned)),
             k.implies(k.and_(eff == Effect.SET_FACE_DOWN, there, up), k.and_(t.g("m_occ", p, z), down)),
+            k.implies(k.and_(eff == Effect.CHANGE_ATK, there, up), changed),
             k.implies(ends, t.g("phase") == Phase.BATTLE_END),
         ),
     )
@@ -1081,8 +1165,8 @@ always(
     "resolution-effects",
     "seed 000 (chain, negation, effect catalogue)",
     "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
-    "skips a phase, the controller draws); a position change, a Set face-down and the end of the Battle Phase "
-    "do what their text says.",
+    "skips a phase, the controller draws); a position change, a Set face-down, an ATK change and the end of "
+    "the Battle Phase do what their text says.",
     step(_negated_does_nothing, "negated"),
     step(_applies_to_named_player, "named-player"),
     step(_does_what_it_says, "as-written"),
@@ -1136,6 +1220,7 @@ def _bookkeeping(s: State) -> Val:
             (h == 2) == k.one_of(trig, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)),
             (h == 1) == (trig == Pending.FLIPPED),
             k.implies(h == 1, s.g("trig_zone", p) == s.g("atk_tgt")),  # the attack's target was flipped
+            s.g("trig_zone", p) == s.g("h_trig_zone", p),  # where the waiting effect comes from
             h >= 0,
             h <= 2,
         ]
@@ -1158,6 +1243,11 @@ def _bookkeeping(s: State) -> Val:
         skips += [k.implies(down, s.g("s_fresh", p, z) == set_), k.implies(set_, down)]
     # seed 000: the two passes that start a chain's resolution are spent: none is pending while it resolves
     spent = k.implies(s.g("resolving"), k.not_(s.g("passed")))
+    # 6.3.4.2: the window of an attack declaration; 6.3.4.2.1: a replay due; a monster's effect used this turn
+    battle = [s.g("at_decl") == (s.g("h_declared") == 1), s.g("replay") == (s.g("h_replay") == 1)]
+    battle += [s.g("h_declared") >= 0, s.g("h_replay") >= 0]
+    battle += [s.g("m_used", p, z) == (s.g("h_used", p, z) == 1) for p, z in zones(s, "m_occ")]
+    battle += [s.g("h_used", p, z) >= 0 for p, z in zones(s, "m_occ")]
     return k.and_(
         s.g("nsum") == s.g("h_summons"),
         draws,
@@ -1171,6 +1261,7 @@ def _bookkeeping(s: State) -> Val:
         *moves,
         *skips,
         spent,
+        *battle,
     )
 
 
@@ -1180,7 +1271,8 @@ always(
     "The rules' own bookkeeping agrees with what happened, as the property layer counts it: the Normal Summons "
     "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn and "
     "battle position changed this turn, a pass with or without the chain open (none pending while a chain "
-    "resolves), a chain resolving, a triggered effect waiting, and a phase to be skipped.",
+    "resolves), a chain resolving, a triggered effect waiting, a phase to be skipped, the window of an attack "
+    "declaration, a replay due, and a monster's effect used this turn.",
     state(_bookkeeping),
 )
 
@@ -1366,20 +1458,23 @@ always(
 def _triggers_first(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.3.4, 6.3.4.3.5: a waiting triggered effect (history) is activated or declined before anything
     else is done (an effect triggered while a chain resolves waits for the rest of the chain); and only a
-    waiting one is."""
+    waiting one is, as the link of the card it came from (history: the Flip monster's zone, or the
+    Graveyard)."""
     k = s.k
     waiting = _trigger_waits(s)
     first = k.implies(k.and_(waiting, k.not_(a.is_("resolve"))), a.is_("trigger"))
-    return k.and_(first, k.implies(a.is_("trigger"), waiting))
+    added, _, _, owner = _new_link(s, t)
+    source = k.implies(k.and_(a.is_("trigger"), added), t.g("c_zone", s.g("chain_len")) == s.g("h_trig_zone", owner))
+    return k.and_(first, k.implies(a.is_("trigger"), waiting), source)
 
 
 always(
     "triggers-first",
     "6.3.4.3.4, 6.3.4.3.5",
     "A Flip effect (after damage calculation, or after a flip) and a battle-destroyed monster's effect (at the "
-    "end of the Damage Step) are activated, or declined, before either player does anything else, and no "
-    "triggered effect is activated without its event (kept by the property layer: what was flipped or "
-    "destroyed by battle).",
+    "end of the Damage Step) are activated, or declined, before either player does anything else, as the link "
+    "of the card they came from, and no triggered effect is activated without its event (kept by the property "
+    "layer: what was flipped or destroyed by battle, and where).",
     step(_triggers_first),
 )
 
@@ -1512,7 +1607,7 @@ sometimes(
     "reach-replay",
     "6.3.4.2.1",
     "A play where the opponent's monsters change after an attack declaration and a replay is due.",
-    state(replay_due),
+    state(_replay_seen),
 )
 
 

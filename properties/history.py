@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from duelcheck.model.cards import BATTLE_PHASE, DIRECT, STAYS_ON_FIELD, Effect, MonsterEffect, Pending, Phase
+from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, Effect, Kind, MonsterEffect, Pending, Phase
 from duelcheck.model.kit import Val
 from duelcheck.model.state import FieldSpec, Key, State
-from duelcheck.properties.catalog import ActionView, battle_chosen, main1_would_begin
+from duelcheck.properties.catalog import ActionView, battle_chosen, link_takes_effect, main1_would_begin
 from duelcheck.rules import Rules
 
 Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
@@ -96,18 +96,15 @@ def _empty_passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Va
 
 def _skips(name: str, effect: Effect, used: Callable[[State, ActionView, State], Val]) -> Advance:
     """Seed 000's catalogue ("the opponent skips their next Main Phase 1 / Battle Phase"): 1 for player p from
-    the resolution of such a link whose player is p's opponent, not negated (nor a card that must stay on the
-    field and has left it, the seed's example), until
-    p's phase is skipped (`used`: the step where it would have begun); else 0 (a second such link before the
-    skip changes nothing: one phase is skipped)."""
+    the resolution of such a link that takes effect, whose player is p's opponent, until p's phase is skipped
+    (`used`: the step where it would have begun); else 0 (a second such link before the skip changes nothing:
+    one phase is skipped)."""
 
     def advance(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
         (p,) = idx
         k = s.k
         top = s.g("chain_len") - 1
-        gone = k.and_(s.g("c_gone", top), k.one_of(s.g("c_kind", top), STAYS_ON_FIELD))
-        live = k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(s.g("c_neg", top)), k.not_(gone))
-        hits = k.and_(live, s.g("c_eff", top) == effect, s.other(s.g("c_owner", top)) == p)
+        hits = k.and_(link_takes_effect(s, a), s.g("c_eff", top) == effect, s.other(s.g("c_owner", top)) == p)
         spent = k.and_(s.tp == p, used(s, a, t))
         return k.ite(hits, 1, k.ite(spent, 0, s.g(name, p), w=2), w=2)
 
@@ -178,6 +175,40 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
 FLIP_WAITS, FLIP_DUE = 1, 2  # the values of h_triggers
 
 
+def _flip_zone(s: State, t: State, p: int) -> Val:
+    """The zone of player p's face-down Flip monster turned face-up by the step (0 when none was)."""
+    k = s.k
+    if not k.symbolic:  # the same reading, evaluated lazily
+        for z in range(s.r.monster_zones):
+            turned = s.g("m_occ", p, z) and not s.g("m_up", p, z) and t.g("m_occ", p, z) and t.g("m_up", p, z)
+            if turned and t.g("m_kind", p, z) == MonsterEffect.FLIP:
+                return z
+        return 0
+    zone: Val = 0
+    for z in reversed(range(s.r.monster_zones)):
+        turned = k.and_(
+            s.g("m_occ", p, z),
+            k.not_(s.g("m_up", p, z)),
+            t.g("m_occ", p, z),
+            t.g("m_up", p, z),
+            t.g("m_kind", p, z) == MonsterEffect.FLIP,
+        )
+        zone = k.ite(turned, z, zone, w=4)
+    return zone
+
+
+def _trigger_source(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.3.4, 6.3.4.3.5: where player p's waiting triggered effect comes from: the zone of the Flip monster
+    # turned face-up, or the Graveyard for a monster destroyed by battle; 0 while none waits (h_triggers 0)
+    (p,) = idx
+    k = s.k
+    moved_on = s.g("phase") != t.g("phase")
+    destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, _left(s, t, p, MonsterEffect.TRIGGER))
+    now = _triggers(s, a, t, idx)
+    kept = k.ite(now == 0, 0, s.g("h_trig_zone", p), w=4)
+    return k.ite(destroyed, GRAVEYARD, k.ite(_flipped(s, t, p), _flip_zone(s, t, p), kept, w=4), w=4)
+
+
 def _moves(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # seed 000: the battle position changes made this turn by its controller (a change of position or a Flip
     # Summon) to the monster now in this zone (a zone left empty starts again)
@@ -215,6 +246,42 @@ def _set_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     down = k.and_(t.g("s_occ", p, z), k.not_(t.g("s_up", p, z)))
     came = k.and_(same, k.not_(s.g("s_occ", p, z)), down)
     return k.ite(came, 1, k.ite(k.and_(same, down), s.g("h_set", p, z), 0, w=2), w=2)
+
+
+def _declared(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.2: 1 from an attack declaration while the chain that answers it is built and resolves: until that
+    # chain has resolved, the step moves on (no chain made), the attack ends, or a replay's re-selection (no
+    # declaration, 6.3.4.2.1) is made; else 0
+    k = s.k
+    bs = Phase.BATTLE_STEP
+    goes_on = k.and_(s.g("phase") == bs, t.g("phase") == bs, t.g("attacking"), t.g("turn") == s.g("turn"))
+    closed = k.or_(k.and_(a.is_("resolve"), t.g("chain_len") == 0), a.is_("replay_select"))
+    kept = k.ite(k.and_(goes_on, k.not_(closed)), s.g("h_declared"), 0, w=2)
+    return k.ite(a.is_("declare_attack"), 1, kept, w=2)
+
+
+def _replays(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.2.1: 1 once the monsters the opponent controls changed in number (one left the field or came to
+    # it) during an attack in the Battle Step, until the attacker chooses again (or declares anew, or the
+    # attack ends); else 0
+    k = s.k
+    bs, opp = Phase.BATTLE_STEP, s.other(s.tp)
+    during = k.and_(s.g("phase") == bs, t.g("phase") == bs, s.g("attacking"), t.g("attacking"))
+    during = k.and_(during, t.g("turn") == s.g("turn"), k.not_(a.is_("declare_attack")), k.not_(a.is_("replay_select")))
+    changed = k.or_(*(s.g("m_occ", opp, z) != t.g("m_occ", opp, z) for z in range(s.r.monster_zones)))
+    return k.ite(during, k.ite(changed, 1, s.g("h_replay"), w=2), 0, w=2)
+
+
+def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # model catalogue: 1 for the monster now in this zone once it has activated its Ignition or Quick effect
+    # this turn (a zone left empty starts again), else 0
+    k = s.k
+    p, z = idx
+    i = s.g("chain_len")
+    added = k.and_(a.is_("activate"), t.g("chain_len") == i + 1, t.g("c_owner", i) == p, a.p("zone") == z)
+    own = k.and_(added, k.one_of(t.g("c_kind", i), (Kind.IGNITION, Kind.QUICK_EFFECT)))
+    stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
+    return k.ite(stays, k.ite(own, 1, s.g("h_used", p, z), w=2), 0, w=2)
 
 
 def _told_trigger(b: State, p: int) -> int:
@@ -292,6 +359,11 @@ def history_for(rules: Rules) -> History:
                 lambda b, idx: _told_trigger(b, idx[0]),
             ),
             Counter(
+                _spec("h_trig_zone", (2,), 4, "where a player's waiting triggered effect comes from (history)"),
+                _trigger_source,
+                lambda b, idx: int(b.g("trig_zone", idx[0])),
+            ),
+            Counter(
                 _spec(
                     "h_moves",
                     (2, monster_zones),
@@ -325,6 +397,26 @@ def history_for(rules: Rules) -> History:
                 _spec("h_set", (2, spell_trap_zones), 2, "this face-down card was Set this turn (history, seed 000)"),
                 _set_here,
                 lambda b, idx: int(bool(b.g("s_occ", *idx)) and bool(b.g("s_fresh", *idx))),
+            ),
+            Counter(
+                _spec(
+                    "h_declared",
+                    (),
+                    2,
+                    "1 from an attack declaration until the chain answering it resolves (history, 6.3.4.2)",
+                ),
+                _declared,
+                lambda b, idx: int(bool(b.g("at_decl"))),
+            ),
+            Counter(
+                _spec("h_replay", (), 2, "1 while a replay is due (history, 6.3.4.2.1)"),
+                _replays,
+                lambda b, idx: int(bool(b.g("replay"))),
+            ),
+            Counter(
+                _spec("h_used", (2, monster_zones), 2, "this monster's effect was activated this turn (history)"),
+                _used,
+                lambda b, idx: int(bool(b.g("m_used", *idx))),
             ),
             Counter(
                 _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),

@@ -27,7 +27,7 @@ from duelcheck.engines.kind import Induction
 from duelcheck.errors import InputError
 from duelcheck.model import rules as R
 from duelcheck.model import state as S
-from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END, Effect, Kind, Phase
+from duelcheck.model.cards import DIRECT, HAND, NO_CHOICE, TO_BATTLE, TO_END, Cost, Effect, Kind, MonsterEffect, Phase
 from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import TransitionSystem
@@ -784,3 +784,165 @@ def test_a_card_played_as_another_is_caught_by_cards_as_played(mutant_id: str) -
         mts = TransitionSystem(Rules())
         caught = [st for st in mts.successors(start) if st.action == action]
         assert any(not check.eval(start, ActionView(st.action, st.params, False), st.state) for st in caught)
+
+
+def _to_main1(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
+    """`moves` made, then the plainest way on until Main Phase 1 of `turn` begins."""
+    state, play = ts.init(), list(moves)
+    for move, given in moves:
+        out = ts.apply(state, move, given)
+        assert out.ok and out.state is not None, move
+        state = out.state
+    while not (state.g("turn") == turn and state.g("phase") == Phase.MAIN1):
+        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
+        play.append((move, given))
+        state = ts.apply(state, move, given).state
+    return play
+
+
+def _caught(mutant_id: str, prop: str, play: list[Any]) -> Any:
+    """The rules keep `prop` on every step of `play`; the first violation of it on the play under the mutant."""
+    props = [BY_NAME[prop]]
+    assert mu._replay_violation(TransitionSystem(Rules()), props, {"play": play}) is None
+    with mu.activated(mu.mutant_by_id(mutant_id)):
+        return mu._replay_violation(TransitionSystem(Rules()), props, {"play": play})
+
+
+MAIN1 = ("end_steps", {"choice": NO_CHOICE})
+PASS = ("pass", {"choice": NO_CHOICE})
+RESOLVE = ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 0})
+NO_TARGET = {"tplayer": 0, "tarea": 0, "tzone": 0}
+
+
+def _from_hand(kind: Kind, eff: Effect, cost: Cost = Cost.NONE) -> tuple[str, dict[str, int]]:
+    return ("activate", {"zone": HAND, "kind": int(kind), "eff": int(eff), **NO_TARGET, "cost": int(cost)})
+
+
+def test_a_monster_effect_used_twice_in_a_turn_is_caught_from_history() -> None:
+    """`m_used` never written (write:activate:10): a monster's Ignition effect is activated a second time in the
+    turn. `activation-timing[monster-effect-once-per-turn]` counts the activations itself (history `h_used`)."""
+    ignition = {"atk": 10, "defv": 10, "mkind": int(MonsterEffect.IGNITION), "eff": int(Effect.DRAW)}
+    use = ("activate", {"zone": 0, "kind": int(Kind.IGNITION), "eff": int(Effect.DRAW), **NO_TARGET, "cost": 0})
+    play = [MAIN1, ("normal_summon", ignition), use, PASS, PASS, RESOLVE, use]
+    ts = TransitionSystem(Rules())
+    state = ts.init()
+    for move, given in play[:-1]:
+        state = ts.apply(state, move, given).state
+    assert not ts.apply(state, *play[-1]).ok  # the rules refuse the second use
+    r = _caught("write:activate:10", "activation-timing", play)
+    assert r is not None and r.label == "activation-timing[monster-effect-once-per-turn]", r
+    assert r.trace.steps[-1].action == "activate"
+
+
+def test_an_activation_that_keeps_priority_is_caught_by_responses_after_each_link() -> None:
+    """Priority not handed over by a new link (write:activate:13): the opponent never gets to respond first."""
+    r = _caught("write:activate:13", "responses-after-each-link", [MAIN1, _from_hand(Kind.NORMAL_SPELL, Effect.DRAW)])
+    assert r is not None and r.trace.steps[-1].action == "activate", r
+
+
+def _flip_summon_play(ts: TransitionSystem) -> list[Any]:
+    """A plain monster Set on turn 1 (zone 0), a Flip monster on turn 3 (zone 1), Flip Summoned on turn 5 and
+    its effect activated."""
+    plain = ("set_monster", {"atk": 10, "defv": 10, "mkind": 0, "eff": 0})
+    flip = ("set_monster", {"atk": 10, "defv": 10, "mkind": int(MonsterEffect.FLIP), "eff": int(Effect.DRAW)})
+    play = _to_main1(ts, [MAIN1, plain], 3)
+    play = _to_main1(ts, [*play, flip], 5)
+    return [*play, ("flip_summon", {"zone": 1}), ("trigger", {"pos": True, **NO_TARGET})]
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "prop"),
+    [
+        ("write:trigger:3", "responses-after-each-link"),  # the triggered link keeps priority with its player
+        ("write:flip_summon:6", "triggers-first"),  # the Flip effect's link names zone 0, not the flipped monster's
+    ],
+)
+def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id: str, prop: str) -> None:
+    play = _flip_summon_play(TransitionSystem(Rules()))
+    r = _caught(mutant_id, prop, play)
+    assert r is not None and r.label == prop and r.trace.steps[-1].action == "trigger", r
+
+
+def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
+    """Priority not given to the turn player at the hand-limit discard (write:pass:35): `well-formed`."""
+    ts = TransitionSystem(Rules())
+    state, play = ts.init(), []
+    while not state.g("discarding"):
+        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
+        play.append((move, given))
+        state = ts.apply(state, move, given).state
+    r = _caught("write:pass:35", "well-formed", play)
+    assert r is not None and r.trace.steps[-1].state.g("discarding"), r
+
+
+def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
+    """A Continuous Spell activated from the hand with a discard cost, the card's cost not written
+    (write:activate:7): the card on the field and its link disagree; `well-formed` reads both."""
+    r = _caught("write:activate:7", "well-formed", [MAIN1, _from_hand(Kind.CONT_SPELL, Effect.NONE, Cost.DISCARD)])
+    assert r is not None and r.trace.steps[-1].action == "activate", r
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "action"),
+    [
+        ("write:declare_attack:4", "declare_attack"),  # the declaration's window never opened
+        ("write:resolve:36", "resolve"),  # nor closed when the chain answering it resolved
+        ("write:replay_select:0", "replay_select"),  # a replay still due after the new choice
+    ],
+)
+def test_the_attack_declaration_and_the_replay_are_read_from_what_happened(mutant_id: str, action: str) -> None:
+    """The rules' marks of an attack declaration's window and of a replay due, checked against the property
+    layer's history (`h_declared`, `h_replay`) on the play of a replay's direct attack."""
+    r = _caught(mutant_id, "bookkeeping-matches-history", REPLAY_DIRECT)
+    assert r is not None and r.trace.steps[-1].action == action, r
+
+
+def test_an_atk_change_that_does_nothing_is_caught_by_resolution_effects() -> None:
+    """write:resolve:17: the new ATK not written; `resolution-effects[as-written]` reads the amount chosen."""
+    check = next(c for c in BY_NAME["resolution-effects"].checks if c.label == "as-written")
+    params = {"atk": 0, "defv": 0, "pos": 0, "amount": 5}
+    ts = TransitionSystem(Rules())
+    board = _resolving_board(ts, Effect.CHANGE_ATK)
+    out = ts.apply(board, "resolve", params)
+    assert out.ok and out.state is not None and out.state.g("m_atk", 1, 0) == 15
+    assert check.eval(board, ActionView("resolve", params, False), out.state)
+    with mu.activated(mu.mutant_by_id("write:resolve:17")):
+        out = TransitionSystem(Rules()).apply(board, "resolve", params)
+        assert out.ok and out.state is not None
+        assert not check.eval(board, ActionView("resolve", params, False), out.state)
+
+
+def _dark_hole_keeps_the_attack(n: Any) -> None:
+    """The rule before "each leaving means what one destroyed alone means": the attack ends only if the
+    attacker's player had a monster, so a target destroyed in the End Damage Step, the attacker gone, leaves
+    the attack going on."""
+    k, tp = n.k, n.tp
+    mine_had = n.monsters(tp) > 0
+    for p in (0, 1):
+        for z in range(n.r.monster_zones):
+            with n.when(k.and_(n.g("m_occ", p, z), k.not_(n.g("m_doomed", p, z)))):
+                R.to_graveyard(n, p, z)
+    with n.when(k.and_(mine_had, n.g("attacking"))):
+        R.end_attack(n)
+
+
+def test_an_attack_whose_target_leaves_in_the_damage_step_ends_whatever_destroyed_it() -> None:
+    """6.3.4.3.3: Dark Hole resolving in the End Damage Step after the attacker was destroyed by battle destroys
+    the target: the attack ends, as when one card destroys the target. `attack-ends-when-a-battler-leaves`
+    catches the older rule, which no other invariant did."""
+    check = BY_NAME["attack-ends-when-a-battler-leaves"].checks[0]
+    ts = TransitionSystem(Rules())
+    board = _resolving_board(ts, Effect.DESTROY_ALL_MONSTERS)
+    v = dict(board.v)
+    v.update({("phase",): int(Phase.DMG_END), ("attacking",): True, ("atk_zone",): 0, ("atk_tgt",): 0})
+    v.update({("c_tp", 0): 0, ("c_tz", 0): 0, ("s_kind", 0, 0): int(Kind.NORMAL_SPELL)})
+    v.update({("c_kind", 0): int(Kind.NORMAL_SPELL), ("m_decl", 0, 0): False})
+    board = State(board.k, board.r, board.schema, v)
+    view = ActionView("resolve", dict(RESOLVE[1]), False)
+    out = ts.apply(board, *RESOLVE)
+    assert out.ok and out.state is not None and not out.state.g("attacking") and not out.state.g("m_occ", 1, 0)
+    assert check.eval(board, view, out.state)
+    with mu.mutated("destroy_all_monsters", _dark_hole_keeps_the_attack):
+        out = TransitionSystem(Rules()).apply(board, *RESOLVE)
+        assert out.ok and out.state is not None and out.state.g("attacking")
+        assert not check.eval(board, view, out.state)

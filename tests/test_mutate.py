@@ -669,18 +669,24 @@ PLAIN_WAY_ON = [
 ]
 
 
-def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
-    """`moves` made, then the plainest way on until `turn` is past its Main Phase 1."""
+def _played_until(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], done: Any) -> list[Any]:
+    """`moves` made, then the plainest way on until `done(state)`."""
     state, play = ts.init(), list(moves)
     for move, given in moves:
         out = ts.apply(state, move, given)
         assert out.ok and out.state is not None, move
         state = out.state
-    while state.g("turn") < turn or state.g("phase") in (Phase.DRAW, Phase.STANDBY, Phase.MAIN1):
+    while not done(state):
         move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
         play.append((move, given))
         state = ts.apply(state, move, given).state
     return play
+
+
+def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
+    """`moves` made, then the plainest way on until `turn` is past its Main Phase 1."""
+    before = (Phase.DRAW, Phase.STANDBY, Phase.MAIN1)
+    return _played_until(ts, moves, lambda s: s.g("turn") >= turn and s.g("phase") not in before)
 
 
 @pytest.mark.parametrize(
@@ -788,16 +794,7 @@ def test_a_card_played_as_another_is_caught_by_cards_as_played(mutant_id: str) -
 
 def _to_main1(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
     """`moves` made, then the plainest way on until Main Phase 1 of `turn` begins."""
-    state, play = ts.init(), list(moves)
-    for move, given in moves:
-        out = ts.apply(state, move, given)
-        assert out.ok and out.state is not None, move
-        state = out.state
-    while not (state.g("turn") == turn and state.g("phase") == Phase.MAIN1):
-        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
-        play.append((move, given))
-        state = ts.apply(state, move, given).state
-    return play
+    return _played_until(ts, moves, lambda s: s.g("turn") == turn and s.g("phase") == Phase.MAIN1)
 
 
 def _caught(mutant_id: str, prop: str, play: list[Any]) -> Any:
@@ -865,12 +862,7 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
     """Priority not given to the turn player at the hand-limit discard (write:pass:35): `well-formed`."""
-    ts = TransitionSystem(Rules())
-    state, play = ts.init(), []
-    while not state.g("discarding"):
-        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
-        play.append((move, given))
-        state = ts.apply(state, move, given).state
+    play = _played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
     r = _caught("write:pass:35", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 

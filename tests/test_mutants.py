@@ -141,14 +141,14 @@ def _main2_after_attack(ts: TransitionSystem) -> Any:
 
 def _replay_due(ts: TransitionSystem) -> Any:
     """Turn 3, the Battle Step: the turn player's monster in zone 0 attacks, and the opponent's monster count
-    changed after the declaration, so a replay is due (6.3.4.2.1)."""
+    changed after the declaration, so a replay is due (6.3.4.2.1; the history saw the change too)."""
     from duelcheck.model.cards import DIRECT, Phase
 
     return _relaxed(
         ts.init(),
         turn=3, phase=int(Phase.BATTLE_STEP), drew=True, bp_done=True, hand__0=5, deck__0=34,
         m_occ__0__0=True, m_up__0__0=True, m_atk__0__0=10, m_defv__0__0=10, m_decl__0__0=True, h_attacks__0__0=1,
-        attacking=True, atk_zone=0, atk_tgt=DIRECT, replay=True,
+        attacking=True, atk_zone=0, atk_tgt=DIRECT, replay=True, h_replay=1,
     )  # fmt: skip
 
 

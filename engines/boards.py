@@ -74,7 +74,7 @@ from duelcheck.model.kit import Val
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params, trigger_due
 from duelcheck.model.state import PARAMS, GuardMutant, MutationHook, State, action_body
 from duelcheck.model.system import Step, TransitionSystem
-from duelcheck.properties.catalog import well_formed_facts
+from duelcheck.properties.catalog import Check, well_formed_facts
 from duelcheck.rules import Rules
 
 Reason = str | Callable[[State], str]
@@ -981,6 +981,61 @@ def classify(
         session.close()
 
 
+def twin_check(ts: TransitionSystem, ag: ActionGuards, g: Goal) -> Check:
+    """The illegal twin as a witness over any symbolic state: some parameters in their domains with which
+    every other conjunct of the action holds and this one fails (the guard terms, written over the template
+    state, rewritten over the state asked about)."""
+    assert g.guard is not None
+    i = g.guard.index
+    params = {name: PARAMS[name].z3var(f"@twin@{g.name}") for name in ag.params}
+    domain = [PARAMS[name].domain(params[name]) for name in params]
+
+    def value(template: Any, v: Any) -> Any:  # a concrete state's value as a term of the template's sort
+        if isinstance(v, z3.ExprRef):
+            return v
+        return z3.BoolVal(bool(v)) if z3.is_bool(template) else z3.BitVecVal(int(v), template.size())
+
+    def twin(s: State) -> Any:
+        pairs = [(ag.pre.v[k], value(ag.pre.v[k], s.v[k])) for k in ts.keys]
+        pairs += [(ag.params[name], params[name]) for name in params]
+        terms = [z3.substitute(t, *pairs) for t in ag.terms]
+        term = z3.And(*domain, *(t for j, t in enumerate(terms) if j != i), z3.Not(terms[i]))
+        if s.k.symbolic:
+            return term
+        solver = z3.Solver()  # a concrete state: whether some parameters make the twin there
+        solver.add(term)
+        return solver.check() == z3.sat
+
+    return Check(g.name, "state", twin, "sometimes")
+
+
+def unreachable_by_induction(
+    ts: TransitionSystem, goals: list[Goal], table: dict[str, ActionGuards], cache: Path | None = None
+) -> None:
+    """Each twin still not found, asked as a witness of its own: `unreachable` when its negation is proved for
+    all depths (engines/kind.py `prove_negation`: induction on its own, then with the invariants proved for all
+    depths as lemmas, then k-induction for k = 2 and 3). Where the other guards imply the guard only in states
+    that a step can reach from no reachable state (a discard with the duel won: the discard needs the End
+    Phase reached by a pass, which needs the duel going on), one step of induction shows what the one-state
+    question of `classify` cannot. The lemmas are the invariants proved for all depths (read from the proof
+    cache when there). Fixed resource limits, no clock: the answer does not depend on timing."""
+    from duelcheck.engines.kind import Induction
+    from duelcheck.properties import PROPERTIES
+
+    missed = [g for g in goals if g.kind == "illegal" and g.status == "not-found" and g.guard is not None]
+    if not missed:
+        return
+    suite = [p for p in PROPERTIES if p.kind == "always"]
+    induction = Induction(ts, cache=cache)
+    induction.prove_suite(suite)
+    for g in missed:
+        check_interrupt()
+        assert g.action is not None
+        if induction.prove_negation(twin_check(ts, table[g.action], g), suite):
+            g.status = "unreachable"
+            g.note = "no reachable state has it: its absence is proved for all depths by induction"
+
+
 # -- boards as duel logs ----------------------------------------------------------------------
 
 
@@ -1286,6 +1341,7 @@ def run(
         deep_search(ts, goals, table, solver, progress)
     if prove and any(g.kind == "illegal" and g.status == "not-found" for g in goals):
         classify(ts, goals, table, solver, lambda s: reachable_facts(rules, s, cache))
+        unreachable_by_induction(ts, goals, table, cache)
     for g in goals:
         if g.status == "found":
             certify(ts, g)

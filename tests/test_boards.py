@@ -16,7 +16,16 @@ import z3
 from click.testing import CliRunner
 
 from duelcheck.cli import main
-from duelcheck.engines.boards import collect_guards, parse_where, run, slugify, write
+from duelcheck.engines.boards import (
+    classify,
+    collect_guards,
+    guard_goals,
+    parse_where,
+    run,
+    slugify,
+    unreachable_by_induction,
+    write,
+)
 from duelcheck.errors import InputError
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules
@@ -374,3 +383,25 @@ def test_a_state_whose_flags_hold_numbers_is_a_start() -> None:
     solver = z3.Solver()
     solver.add(u.constraints[0], u.states[0].v[("drew",)])
     assert solver.check() == z3.sat  # the second start, its flag `drew` set
+
+
+def test_a_twin_no_reachable_state_has_is_proved_unreachable_by_induction() -> None:
+    """A discard with the duel won: the one-state question (do the other guards imply "the duel goes on" under
+    the well-formed facts?) leaves it open, since nothing says a discarding player has not won; induction shows
+    it: the discard begins only from a pass, which needs the duel going on, and nothing is done while
+    discarding. Its absence is proved for all depths, so the twin is `unreachable`, not `not found`."""
+    ts = TransitionSystem(Rules())
+    table = {ag.action.name: ag for ag in collect_guards(ts, ["discard"])}
+    goals = [g for g in guard_goals(table) if g.guard is not None and g.guard.reason == "duel_over"]
+    assert len(goals) == 1
+    classify(ts, goals, table)
+    assert goals[0].status == "not-found"
+    cache = Path(os.environ["DUELCHECK_CACHE"])
+    unreachable_by_induction(ts, goals, table, cache)  # the suite's proof first (about a minute)
+    assert goals[0].status == "unreachable" and "induction" in goals[0].note
+    # a twin a play reaches is never called unreachable
+    reachable = [g for g in guard_goals(table) if g.kind == "illegal" and g.guard is not None and g is not goals[0]]
+    reachable = [g for g in reachable if "discarded to the hand limit" in g.guard.reason]
+    assert len(reachable) == 1
+    unreachable_by_induction(ts, reachable, table, cache)
+    assert reachable[0].status == "not-found"

@@ -98,7 +98,8 @@ class Guard:
     reason: str  # the words; for words that depend on the state, the name of the function that says them
     said: Reason = field(compare=False)  # what `require` was given: the words, or that function
     slug: str  # the reason as a file-name part, unique within the action
-    tested: bool  # False for "model range" / "model catalogue" / "model shortcut" conjuncts: on every board
+    tested: bool  # False for "model range" / "model catalogue" / "model shortcut" conjuncts (on every board) and
+    # for another action's conjuncts the body runs as part of itself (`end_step`'s passes: twins of `pass`)
 
     @property
     def clause(self) -> str:
@@ -158,17 +159,21 @@ def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> li
             act.body(pre, Params(params), n)
         assert hook.sites is not None
         said = [reason for _, _, reason in hook.sites]
+        # a conjunct of another action the body runs as part of itself (`end_step`'s two passes) is that
+        # action's guard: its twin is that action's, as `duelcheck mutate` counts its mutants once
+        own = [site == act.name for site, _, _ in hook.sites]
         if len(said) != len(n.guards):
             raise InternalError(f"{act.name}: {len(n.guards)} guard conjuncts but {len(said)} reasons recorded")
         guards: list[Guard] = []
         terms: list[Any] = []
         seen: dict[str, int] = {}
-        for i, ((term, _), reason) in enumerate(zip(n.guards, said, strict=True)):
+        for i, ((term, _), reason, mine) in enumerate(zip(n.guards, said, own, strict=True)):
             words = reason.__name__ if callable(reason) else reason
             base = re.sub(r"_", "-", words) if callable(reason) else slugify(words)
             seen[base] = seen.get(base, 0) + 1
             slug = base if seen[base] == 1 else f"{base}-{seen[base]}"
-            tested = callable(reason) or not reason.startswith(EXCLUDED_PREFIXES)  # no board for parameter sanity
+            # no board for parameter sanity, nor for another action's guard
+            tested = mine and (callable(reason) or not reason.startswith(EXCLUDED_PREFIXES))
             guards.append(Guard(act.name, i, words, reason, slug, tested))
             terms.append(z3.BoolVal(term) if isinstance(term, bool) else term)
         out.append(ActionGuards(act, pre, params, guards, terms))

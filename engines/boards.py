@@ -83,6 +83,7 @@ DEEP_ROUNDS = 3  # rounds from the boards' plays, each from the boards found in 
 DEEP_WALKS, DEEP_SEED = 3, 7  # then the seeded random plays it also starts from: their first steps, then all
 DEEP_WALK_LENGTHS = (60, 300)
 DEEP_SHRINK = 3000  # the candidates delta debugging may try on each board found there
+WITNESS_DEPTH = 16  # the bound of the plays to the suite's witnesses it also starts from (a replay's choices: 14)
 Status = Literal["found", "unreachable", "not-found", "not-expressible", "unknown"]
 
 
@@ -848,13 +849,17 @@ def deep_search(
     table: dict[str, ActionGuards],
     solver: str = "auto",
     progress: Callable[[str], None] | None = None,
+    witnesses: Callable[[], dict[str, list[tuple[str, dict[str, int]]]]] | None = None,
 ) -> None:
     """Beyond the bound: the goals still not found, searched `DEEP_DEPTH` steps on from every state of the
-    boards already found (`DEEP_ROUNDS` rounds: each from the boards the round before found), then from the
-    states of all boards and of `DEEP_WALKS` seeded random plays, their first 60 steps, then 300 (engines/sim.py's
-    lively players: battles, Flip Summons and discards come late), then from the states of each of
-    `duelcheck mutate`'s far walks (seeded random plays to the end of the duel: a deck drawn out, a duel won,
-    where the end-of-duel rules decide). A board found so is the play to that
+    boards already found (`DEEP_ROUNDS` rounds: each from the boards the round before found; a legal board's
+    play goes on with its action), then from the states of all boards and of `DEEP_WALKS` seeded random plays,
+    their first 60 steps, then 300 (engines/sim.py's lively players: battles, Flip Summons and discards come
+    late), then from the states of each of `duelcheck mutate`'s far walks (seeded random plays to the end of
+    the duel: a deck drawn out, a duel won, where the end-of-duel rules decide), last from the states of the
+    plays to the suite's witnesses (`witnesses`, made only if a goal is still pending: a replay due, a battle's
+    every outcome, the seed's five-link chain, a Flip effect after damage calculation). A board found so is the
+    play to that
     state and the search's steps, shortened by delta debugging (each candidate replayed by the interpreter,
     the goal tested concretely by `holds`) and marked not proved shortest. Deterministic: fixed seeds and
     fixed budgets, no clock."""
@@ -896,7 +901,7 @@ def deep_search(
         pending = [g for g in goals if g.status == "not-found"]
         if not pending:
             return
-        fresh = {g.name: [(a, dict(p)) for a, p, _ in g.steps[1:]] for g in goals if g.status == "found"}
+        fresh = {g.name: _board_play(g) for g in goals if g.status == "found"}
         if not walks and r and not set(fresh) - done:
             continue  # the last round found nothing new to start from
         # the boards found in the last round are plays of their own: the next round goes on from their states
@@ -909,7 +914,7 @@ def deep_search(
             )
             one_round(pending, starts, how, where)
             searched += len(starts)
-    # last, the states of plays to the end of the duel (engines/mutate.py's far walks: a deck drawn out, a duel
+    # then the states of plays to the end of the duel (engines/mutate.py's far walks: a deck drawn out, a duel
     # won, where the end-of-duel rules decide), each play's in a search of its own, the shortest first
     from duelcheck.engines.mutate import far_walks
 
@@ -922,10 +927,39 @@ def deep_search(
         how = [(f"{label} to the end of the duel", steps) for _, steps in how]
         one_round(pending, starts, how, f"{label} to the end of the duel")
         searched += len(starts)
+    # last, the states of the plays to the suite's witnesses: deep in a battle, a replay, a long chain
+    pending = [g for g in goals if g.status == "not-found"]
+    if witnesses is not None and pending:
+        starts, how = play_states(ts, witnesses())
+        if starts:
+            one_round(pending, starts, how, "the plays to the suite's witnesses")
+            searched += len(starts)
+        # and once more from the boards that round found (a replay's legal board is where a pass must wait)
+        fresh = {g.name: _board_play(g) for g in goals if g.status == "found" and g.name not in done}
+        pending = [g for g in goals if g.status == "not-found"]
+        starts, how = play_states(ts, fresh) if fresh and pending else ([], [])
+        if starts:
+            one_round(pending, starts, how, "the boards' plays")
+            searched += len(starts)
     for g in goals:
         if g.status == "not-found" and searched:
             beyond = f"nor {DEEP_DEPTH} steps on from {searched} states of plays"
             g.note = f"{g.note}; {beyond}" if g.note else beyond
+
+
+def _board_play(g: Goal) -> list[tuple[str, dict[str, int]]]:
+    """The play to a board found, and for a legal board its action too: the states after it are starts."""
+    play = [(a, dict(p)) for a, p, _ in g.steps[1:]]
+    return [*play, (g.action, dict(g.params))] if g.kind == "legal" and g.action is not None else play
+
+
+def witness_plays(rules: Rules, solver: str = "auto", cache: Path | None = None) -> dict[str, Any]:
+    """The plays to the suite's witnesses within `WITNESS_DEPTH` steps (bounded model checking with the
+    invariants proved for all depths as lemmas, as `duelcheck mutate` prepares them)."""
+    from duelcheck.engines.mutate import baseline, prove_lemmas
+
+    _, within, _ = baseline(rules, WITNESS_DEPTH, prove_lemmas(rules, cache), solver)
+    return within
 
 
 def reachable_facts(rules: Rules, s: State, cache: Path | None = None) -> list[Any]:
@@ -1343,7 +1377,8 @@ def run(
     search(ts, goals, table, depth, solver, progress)
     classify(ts, goals, table, solver)
     if deep:
-        deep_search(ts, goals, table, solver, progress)
+        witnesses = (lambda: witness_plays(rules, solver, cache)) if prove else None
+        deep_search(ts, goals, table, solver, progress, witnesses)
     if prove and any(g.kind == "illegal" and g.status == "not-found" for g in goals):
         classify(ts, goals, table, solver, lambda s: reachable_facts(rules, s, cache))
         unreachable_by_induction(ts, goals, table, cache)

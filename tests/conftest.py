@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from duelcheck.model.cards import Phase
+from duelcheck.model.cards import DIRECT, NO_CHOICE, TO_BATTLE, TO_END, Kind, Phase
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules
@@ -77,3 +77,20 @@ def walk(ts: TransitionSystem, seed: int, length: int) -> State:
             break
         s = rng.choice(options).state
     return s
+
+
+REPLAY_DIRECT = [  # turn 2: an attack on the only monster, destroyed in answer; the attacker re-selects directly
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+    ("end_steps", {"choice": TO_END}),
+    ("normal_draw", {}),
+    ("end_steps", {"choice": NO_CHOICE}),
+    ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+    ("end_steps", {"choice": TO_BATTLE}),
+    ("declare_attack", {"zone": 0, "tzone": 0}),
+    ("activate", {"zone": 7, "kind": int(Kind.QUICK_SPELL), "eff": 1, "tplayer": 0, "tarea": 0, "tzone": 0, "cost": 1}),
+    ("pass", {"choice": NO_CHOICE}),
+    ("pass", {"choice": NO_CHOICE}),
+    ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 0}),
+    ("replay_select", {"tzone": DIRECT}),
+]

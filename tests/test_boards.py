@@ -14,14 +14,17 @@ from typing import Any
 import pytest
 import z3
 from click.testing import CliRunner
+from conftest import REPLAY_DIRECT
 
 from duelcheck.cli import main
 from duelcheck.engines.boards import (
+    certify,
     classify,
     collect_guards,
     guard_goals,
     parse_where,
     run,
+    search,
     slugify,
     unreachable_by_induction,
     write,
@@ -406,3 +409,30 @@ def test_a_twin_no_reachable_state_has_is_proved_unreachable_by_induction() -> N
     assert len(reachable) == 1
     unreachable_by_induction(ts, reachable, table, cache)
     assert reachable[0].status == "not-found"
+
+
+def test_a_replay_s_boards_are_found_from_the_plays_to_the_suite_s_witnesses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay due lies 12 steps in, past the bound and the boards' plays: from the states of the play to the
+    suite's replay witness the search finds the replay's legal board, and then, from that board's state, a
+    pass refused because the attacker must first choose (6.3.4.2.1). No random plays, no plays to the end of
+    the duel: the witnesses' plays alone."""
+    from duelcheck.engines import boards, mutate
+
+    monkeypatch.setattr(boards, "DEEP_WALKS", 0)
+    monkeypatch.setattr(mutate, "far_walks", lambda rules: {})
+    ts = TransitionSystem(Rules())
+    table = {ag.action.name: ag for ag in collect_guards(ts, ["pass", "replay_select"])}
+    goals = [
+        g
+        for g in guard_goals(table)
+        if g.name == "replay_select.legal" or (g.guard is not None and "must first choose" in g.guard.reason)
+    ]
+    assert [g.action for g in goals] == ["pass", "replay_select"]
+    search(ts, goals, table, 2)
+    boards.deep_search(ts, goals, table)  # without the witnesses' plays: not found
+    assert all(g.status == "not-found" for g in goals)
+    boards.deep_search(ts, goals, table, witnesses=lambda: {"reach-replay": REPLAY_DIRECT[:-1]})
+    assert all(g.status == "found" and not g.minimal for g in goals), [(g.name, g.status) for g in goals]
+    assert all("the play reaching reach-replay" in g.note for g in goals), [g.note for g in goals]
+    for g in goals:
+        certify(ts, g)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import z3
 from click.testing import CliRunner
-from conftest import walk
+from conftest import REPLAY_DIRECT, walk
 
 from duelcheck.cli import main
 from duelcheck.counterexamples.certify import certify
@@ -585,23 +585,6 @@ def test_the_properties_added_for_the_comparison_survivors_kill_them(mutant_id: 
     """Survivors of the comparison run, each killed at once by the property written for the clause it breaks."""
     got = mu.kill(Rules(), mu.mutant_by_id(mutant_id), 4, {}, prove=False)
     assert (got["status"], got["killed_by"], got["kill_kind"]) == ("killed", prop, "violated"), got
-
-
-REPLAY_DIRECT = [  # turn 2: an attack on the only monster, destroyed in answer; the attacker re-selects directly
-    ("end_steps", {"choice": NO_CHOICE}),
-    ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
-    ("end_steps", {"choice": TO_END}),
-    ("normal_draw", {}),
-    ("end_steps", {"choice": NO_CHOICE}),
-    ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
-    ("end_steps", {"choice": TO_BATTLE}),
-    ("declare_attack", {"zone": 0, "tzone": 0}),
-    ("activate", {"zone": 7, "kind": int(Kind.QUICK_SPELL), "eff": 1, "tplayer": 0, "tarea": 0, "tzone": 0, "cost": 1}),
-    ("pass", {"choice": NO_CHOICE}),
-    ("pass", {"choice": NO_CHOICE}),
-    ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 0}),
-    ("replay_select", {"tzone": DIRECT}),
-]
 
 
 def test_a_witness_beyond_the_bound_is_lost_when_induction_under_the_mutant_rules_it_out() -> None:

@@ -614,7 +614,7 @@ def _positions(s: State, a: ActionView, t: State) -> Val:
         by_effect = k.and_(
             a.is_("resolve"),
             k.one_of(s.g("c_eff", top), (Effect.CHANGE_POSITION, Effect.SET_FACE_DOWN)),
-            k.not_(s.g("c_neg", top)),
+            k.not_(negated_link(s)),
             s.g("c_tp", top) == p,
             s.g("c_ta", top) == 0,
             s.g("c_tz", top) == y,
@@ -784,7 +784,7 @@ def _phase_order(s: State, a: ActionView, t: State) -> Val:
     ends_bp = k.and_(
         a.is_("resolve"),
         s.g("c_eff", top) == Effect.END_BATTLE_PHASE,
-        k.not_(s.g("c_neg", top)),
+        k.not_(negated_link(s)),
         s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP),
         after == Phase.BATTLE_END,
     )
@@ -997,7 +997,7 @@ always(
 SPEED_1 = (Kind.NORMAL_SPELL, Kind.CONT_SPELL, Kind.EQUIP_SPELL, Kind.FIELD_SPELL, Kind.RITUAL_SPELL, Kind.IGNITION)
 
 
-def _new_link(s: State, t: State) -> tuple[Val, Val, Val, Val]:
+def new_link(s: State, t: State) -> tuple[Val, Val, Val, Val]:
     """Whether the step added a chain link, and that link's kind, effect and activating player."""
     i = s.g("chain_len")
     added = t.g("chain_len") == i + 1
@@ -1008,7 +1008,7 @@ def _speed_1(s: State, a: ActionView, t: State) -> Val:
     """Seed 000 (spell speeds): a Spell Speed 1 activation (a Normal, Continuous, Equip, Field or Ritual Spell,
     an Ignition effect) starts a chain, in its player's own Main Phase."""
     k = s.k
-    added, kind, _, owner = _new_link(s, t)
+    added, kind, _, owner = new_link(s, t)
     speed1 = k.and_(added, k.one_of(kind, [int(x) for x in SPEED_1]))
     return k.implies(speed1, k.and_(s.g("chain_len") == 0, s.is_phase(*MAIN_PHASES), owner == s.tp))
 
@@ -1016,7 +1016,7 @@ def _speed_1(s: State, a: ActionView, t: State) -> Val:
 def _quick_play_from_hand(s: State, a: ActionView, t: State) -> Val:
     """Seed 000: a Quick-Play Spell is activated from the hand only in its player's own turn."""
     k = s.k
-    added, kind, _, owner = _new_link(s, t)
+    added, kind, _, owner = new_link(s, t)
     from_hand = k.and_(added, a.is_("activate"), a.p("zone") == HAND, kind == Kind.QUICK_SPELL)
     return k.implies(from_hand, owner == s.tp)
 
@@ -1026,7 +1026,7 @@ def _attack_negation(s: State, a: ActionView, t: State) -> Val:
     attack is going on, in the chain that answers the declaration (history: from the declaration until that
     chain has resolved or the step moves on), never after a replay's re-selection, which is no declaration."""
     k = s.k
-    added, _, eff, _ = _new_link(s, t)
+    added, _, eff, _ = new_link(s, t)
     return k.implies(k.and_(added, eff == Effect.NEGATE_ATTACK), k.and_(s.g("attacking"), s.g("h_declared") == 1))
 
 
@@ -1034,7 +1034,7 @@ def _monster_effect_once(s: State, a: ActionView, t: State) -> Val:
     """Model catalogue: a monster's Ignition or Quick effect is activated once per turn (history: the monster
     now in that zone has not activated it this turn)."""
     k = s.k
-    added, kind, _, owner = _new_link(s, t)
+    added, kind, _, owner = new_link(s, t)
     z = a.p("zone")
     act = k.and_(a.is_("activate"), added, k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT)))
     fresh = k.or_(*(k.and_(owner == p, z == y, s.g("h_used", p, y) == 0) for p, y in zones(s, "m_occ")))
@@ -1058,7 +1058,7 @@ def _other_player_responds(s: State, a: ActionView, t: State) -> Val:
     """Seed 000 (chains): after each new chain link, activated or triggered, the other player may respond
     first: they hold priority."""
     k = s.k
-    added, _, _, owner = _new_link(s, t)
+    added, _, _, owner = new_link(s, t)
     return k.implies(k.and_(added, k.or_(a.is_("activate"), a.is_("trigger"))), t.g("prio") == s.other(owner))
 
 
@@ -1084,12 +1084,60 @@ def _battler_left(s: State, a: ActionView, t: State) -> Val:
     return k.implies(left, k.not_(t.g("attacking")))
 
 
+def _attacker_to_defense(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2: an attacker that changes to Defense Position in the Battle Step (by an effect: a position
+    change, or Set face-down) cannot go on battling: the attack ends there and no Damage Step follows."""
+    k, tp = s.k, s.tp
+    az = s.g("atk_zone")
+    stays = k.and_(t.g("phase") == s.g("phase"), t.g("turn") == s.g("turn"), s.g("phase") == Phase.BATTLE_STEP)
+    there = k.and_(s.g("m_occ", tp, az), t.g("m_occ", tp, az))
+    changed = k.and_(s.g("attacking"), stays, there, k.not_(s.g("m_def", tp, az)), t.g("m_def", tp, az))
+    return k.implies(changed, k.not_(t.g("attacking")))
+
+
+def _attacker_stands(s: State) -> Val:
+    """6.3.4.2: an attack is declared by a face-up Attack Position monster, and in the Battle Step it goes on
+    only while its attacker is there in face-up Attack Position."""
+    k, tp = s.k, s.tp
+    az = s.g("atk_zone")
+    stands = k.and_(s.g("m_occ", tp, az), s.g("m_up", tp, az), k.not_(s.g("m_def", tp, az)))
+    return k.implies(k.and_(s.g("attacking"), s.g("phase") == Phase.BATTLE_STEP), stands)
+
+
+def _attack_end_reason(s: State, a: ActionView, t: State) -> Val:
+    """An attack ends only for a reason the rules give: its battle is over when the Damage Step ends
+    (6.3.4.3.5); its attacker leaves the field, or changes to Defense Position in the Battle Step, or the
+    attack is negated (6.3.4.2); its target leaves the field during the Damage Step (6.3.4.3.3); the attacking
+    player stops after a replay (6.3.4.2.1); an effect ends the Battle Phase (6.3.4.4). A monster of another
+    zone, or of the other player, changing position ends no attack, nor does the attacker in the Damage Step."""
+    k, tp = s.k, s.tp
+    opp = s.other(tp)
+    az, tz = s.g("atk_zone"), s.g("atk_tgt")
+    ended = k.and_(s.g("attacking"), k.not_(t.g("attacking")))
+    over = k.and_(s.g("phase") == Phase.DMG_END, t.g("phase") == Phase.BATTLE_STEP)
+    attacker_left = k.and_(s.g("m_occ", tp, az), k.not_(t.g("m_occ", tp, az)))
+    to_defense = k.and_(s.g("phase") == Phase.BATTLE_STEP, k.not_(s.g("m_def", tp, az)), t.g("m_def", tp, az))
+    target_left = k.and_(s.is_phase(*DAMAGE_STEP), tz != DIRECT, s.g("m_occ", opp, tz), k.not_(t.g("m_occ", opp, tz)))
+    live, eff = link_takes_effect(s, a), _top(s, "c_eff")
+    negated = k.and_(live, eff == Effect.NEGATE_ATTACK)
+    bp_ends = k.and_(live, eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
+    stopped = k.and_(a.is_("replay_select"), a.p("tzone") == STOP)
+    reasons = (over, attacker_left, to_defense, target_left, negated, bp_ends, stopped)
+    return k.implies(ended, k.or_(*reasons))
+
+
 always(
-    "attack-ends-when-a-battler-leaves",
-    "6.3.4.2, 6.3.4.3.3",
-    "An attack ends when its attacker leaves the field, or its target leaves it during the Damage Step, "
-    "whether one monster is destroyed or all of them.",
-    step(_battler_left),
+    "attack-ends",
+    "6.3.4.2, 6.3.4.2.1, 6.3.4.3.3, 6.3.4.3.5, 6.3.4.4",
+    "An attack ends when its attacker leaves the field (whether one monster is destroyed or all of them) or "
+    "its target leaves it during the Damage Step; when its attacker changes to Defense Position in the Battle "
+    "Step, so that in the Battle Step an attacker is always in face-up Attack Position; and only for a reason "
+    "the rules give: the Damage Step over, the attack negated, a battler gone, the attacker to Defense Position "
+    "in the Battle Step, a stop after a replay, the Battle Phase ended.",
+    step(_battler_left, "battler-leaves"),
+    step(_attacker_to_defense, "attacker-to-defense"),
+    state(_attacker_stands, "attacker-in-attack-position"),
+    step(_attack_end_reason, "only-for-a-reason"),
 )
 
 
@@ -1097,18 +1145,24 @@ def _top(s: State, name: str) -> Val:
     return s.g(name, s.g("chain_len") - 1)
 
 
+def negated_link(s: State) -> Val:
+    """Seed 000 (negation): the last link was negated, as the property layer saw it: a negation resolved on it
+    (history `h_neg`), not the mark the rules keep."""
+    return s.g("h_neg", s.g("chain_len") - 1) == 1
+
+
 def link_takes_effect(s: State, a: ActionView) -> Val:
     """Seed 000 (chains, the chain example): the step resolves the last link, and it takes effect: it is not
     negated, nor a card that must stay on the field and has left it."""
     k = s.k
     gone = k.and_(_top(s, "c_gone"), k.one_of(_top(s, "c_kind"), STAYS_ON_FIELD))
-    return k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(_top(s, "c_neg")), k.not_(gone))
+    return k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(negated_link(s)), k.not_(gone))
 
 
 def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
     """Seed 000: a negated link resolves without effect: no LP, hand, deck, monster or skipped phase changes."""
     k = s.k
-    negated = k.and_(a.is_("resolve"), s.g("chain_len") > 0, _top(s, "c_neg"))
+    negated = k.and_(a.is_("resolve"), s.g("chain_len") > 0, negated_link(s))
     same = [t.g(name, p) == s.g(name, p) for name in ("lp", "hand", "deck", "skip_bp", "skip_m1") for p in (0, 1)]
     for p in (0, 1):
         for z in range(s.r.monster_zones):
@@ -1161,15 +1215,76 @@ def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
     )
 
 
+def _only_what_it_names(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000's catalogue: a resolving link changes only the cards its text names: its target ("destroy one
+    card", a position change, Set face-down, an ATK change), every monster ("destroy all monsters"), an empty
+    Monster Zone (a Special Summon), and its own card, which leaves the field once it has resolved. Every
+    other monster keeps its zone, position and ATK; every other Spell & Trap Zone keeps its card."""
+    k = s.k
+    resolves = k.and_(a.is_("resolve"), s.g("chain_len") > 0)
+    live = link_takes_effect(s, a)
+    eff, owner, zone = _top(s, "c_eff"), _top(s, "c_owner"), _top(s, "c_zone")
+    tpl, tar, tz = _top(s, "c_tp"), _top(s, "c_ta"), _top(s, "c_tz")
+    targeted = k.and_(live, k.one_of(eff, TARGETED))
+    own_card = k.not_(k.one_of(_top(s, "c_kind"), MONSTER_KINDS))  # a Spell/Trap's link: its card is in a zone
+    out = []
+    for p, z in zones(s, "m_occ"):
+        named = k.or_(
+            k.and_(targeted, tar == 0, tpl == p, tz == z),
+            k.and_(live, eff == Effect.DESTROY_ALL_MONSTERS),
+            k.and_(live, eff == Effect.SPECIAL_SUMMON, k.not_(s.g("m_occ", p, z))),
+        )
+        same = k.and_(*(t.g(f, p, z) == s.g(f, p, z) for f in ("m_occ", "m_up", "m_def", "m_atk")))
+        out.append(k.or_(named, same))
+    for p, z in zones(s, "s_occ"):
+        named = k.or_(
+            k.and_(live, eff == Effect.DESTROY_CARD, tar == 1, tpl == p, tz == z),
+            k.and_(own_card, owner == p, zone == z),
+        )
+        out.append(k.or_(named, t.g("s_occ", p, z) == s.g("s_occ", p, z)))
+    return k.implies(resolves, k.and_(*out))
+
+
 always(
     "resolution-effects",
     "seed 000 (chain, negation, effect catalogue)",
     "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
     "skips a phase, the controller draws); a position change, a Set face-down, an ATK change and the end of "
-    "the Battle Phase do what their text says.",
+    "the Battle Phase do what their text says; a resolving link changes no card its text does not name.",
     step(_negated_does_nothing, "negated"),
     step(_applies_to_named_player, "named-player"),
     step(_does_what_it_says, "as-written"),
+    step(_only_what_it_names, "only-what-it-names"),
+)
+
+
+def _one_spelling(s: State, a: ActionView, t: State) -> Val:
+    """A duel log spells each play one way: a triggered effect declined (no link added) names no target; a
+    resolution names a monster's ATK, DEF and position only when it Special Summons one (a monster comes to an
+    empty zone); an ATK change names an amount, never 0, exactly when it takes effect on a face-up monster."""
+    k = s.k
+    declined = k.and_(a.is_("trigger"), t.g("chain_len") == s.g("chain_len"))
+    no_target = k.and_(a.p("tplayer") == 0, a.p("tarea") == 0, a.p("tzone") == 0)
+    resolves = k.and_(a.is_("resolve"), s.g("chain_len") > 0)
+    arrived = k.or_(*(k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z)) for p, z in zones(s, "m_occ")))
+    no_stats = k.and_(a.p("atk") == 0, a.p("defv") == 0, k.not_(a.p("pos")))
+    tpl, tz = _top(s, "c_tp"), _top(s, "c_tz")
+    there = k.and_(_top(s, "c_ta") == 0, s.g("m_occ", tpl, tz), k.not_(s.g("m_doomed", tpl, tz)), s.g("m_up", tpl, tz))
+    changes = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.CHANGE_ATK, there)
+    return k.and_(
+        k.implies(declined, no_target),
+        k.implies(k.and_(resolves, k.not_(arrived)), no_stats),
+        k.implies(resolves, (a.p("amount") != 0) == changes),
+    )
+
+
+always(
+    "one-spelling-per-play",
+    "model (duel log)",
+    "Each play has one spelling in a duel log: a declined triggered effect names no target; a resolution names "
+    "monster stats only for the monster it Special Summons, and an ATK amount, never 0, only for the ATK it "
+    "changes.",
+    step(_one_spelling),
 )
 
 
@@ -1248,6 +1363,10 @@ def _bookkeeping(s: State) -> Val:
     battle += [s.g("h_declared") >= 0, s.g("h_replay") >= 0]
     battle += [s.g("m_used", p, z) == (s.g("h_used", p, z) == 1) for p, z in zones(s, "m_occ")]
     battle += [s.g("h_used", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    # seed 000 (negation): a link the rules mark negated is one a negation resolved on
+    links = range(s.schema["c_neg"].dims[0])
+    battle += [s.g("c_neg", j) == (s.g("h_neg", j) == 1) for j in links]
+    battle += [s.g("h_neg", j) >= 0 for j in links]
     return k.and_(
         s.g("nsum") == s.g("h_summons"),
         draws,
@@ -1272,7 +1391,7 @@ always(
     "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn and "
     "battle position changed this turn, a pass with or without the chain open (none pending while a chain "
     "resolves), a chain resolving, a triggered effect waiting, a phase to be skipped, the window of an attack "
-    "declaration, a replay due, and a monster's effect used this turn.",
+    "declaration, a replay due, a monster's effect used this turn, and a chain link negated.",
     state(_bookkeeping),
 )
 
@@ -1463,7 +1582,7 @@ def _triggers_first(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     waiting = _trigger_waits(s)
     first = k.implies(k.and_(waiting, k.not_(a.is_("resolve"))), a.is_("trigger"))
-    added, _, _, owner = _new_link(s, t)
+    added, _, _, owner = new_link(s, t)
     source = k.implies(k.and_(a.is_("trigger"), added), t.g("c_zone", s.g("chain_len")) == s.g("h_trig_zone", owner))
     return k.and_(first, k.implies(a.is_("trigger"), waiting), source)
 
@@ -1482,7 +1601,7 @@ always(
 def _activation_source(s: State, a: ActionView, t: State) -> Val:
     """Seed 000 (Spells and Traps, monster effects): where an activated card or effect comes from."""
     k = s.k
-    added, kind, eff, owner = _new_link(s, t)
+    added, kind, eff, owner = new_link(s, t)
     act = k.and_(a.is_("activate"), added)
     z = a.p("zone")
     monster = k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))
@@ -1513,7 +1632,7 @@ def _ends_battle_phase(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.4: an effect that ends the Battle Phase is activated only within it (the Start Step or the Battle
     Step)."""
     k = s.k
-    added, _, eff, _ = _new_link(s, t)
+    added, _, eff, _ = new_link(s, t)
     return k.implies(k.and_(added, eff == Effect.END_BATTLE_PHASE), s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
 
 
@@ -1523,7 +1642,7 @@ def _cost_paid(s: State, a: ActionView, t: State) -> Val:
     cost sends one more card from the hand to the Graveyard, an LP cost takes 1000 LP; the opponent pays
     nothing."""
     k = s.k
-    added, kind, _, owner = _new_link(s, t)
+    added, kind, _, owner = new_link(s, t)
     act = k.and_(a.is_("activate"), added)
     opp = s.other(owner)
     cost = t.g("c_cost", s.g("chain_len"))
@@ -1544,7 +1663,7 @@ def _target_is_another_card(s: State, a: ActionView, t: State) -> Val:
     """Seed 000 (the chain example: Mystical Space Typhoon targets Royal Decree): a card that targets a Spell or
     Trap targets another card, never itself."""
     k = s.k
-    added, _, eff, owner = _new_link(s, t)
+    added, _, eff, owner = new_link(s, t)
     i = s.g("chain_len")
     own_card = k.and_(t.g("c_ta", i) == 1, t.g("c_tp", i) == owner, t.g("c_tz", i) == t.g("c_zone", i))
     card = k.not_(k.one_of(t.g("c_kind", i), MONSTER_KINDS))
@@ -1685,7 +1804,7 @@ sometimes(
 def _negated_kept_cost(s: State) -> Val:
     k = s.k
     links = range(s.r.chain_links)
-    return k.or_(*(k.and_(j < s.g("chain_len"), s.g("c_neg", j), s.g("c_cost", j) != Cost.NONE) for j in links))
+    return k.or_(*(k.and_(j < s.g("chain_len"), s.g("h_neg", j) == 1, s.g("c_cost", j) != Cost.NONE) for j in links))
 
 
 sometimes(
@@ -1783,7 +1902,7 @@ def _response(answers: int | None, sp: int) -> StepPred:
 
     def pred(s: State, a: ActionView, t: State) -> Val:
         k = s.k
-        added, kind, _, _ = _new_link(s, t)
+        added, kind, _, _ = new_link(s, t)
         i = s.g("chain_len")
         base = k.and_(a.is_("activate"), added, _speed_is(k, kind, sp))
         if answers is None:
@@ -1808,7 +1927,7 @@ sometimes(
 def _damage_step_activation(phases: tuple[Phase, ...], what: Callable[[State, Val, Val], Val]) -> StepPred:
     def pred(s: State, a: ActionView, t: State) -> Val:
         k = s.k
-        added, kind, eff, _ = _new_link(s, t)
+        added, kind, eff, _ = new_link(s, t)
         return k.and_(a.is_("activate"), added, s.is_phase(*phases), what(s, kind, eff))
 
     return pred

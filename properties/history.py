@@ -20,7 +20,7 @@ from typing import Any
 from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, Effect, Kind, MonsterEffect, Pending, Phase
 from duelcheck.model.kit import Val
 from duelcheck.model.state import FieldSpec, Key, State
-from duelcheck.properties.catalog import ActionView, battle_chosen, link_takes_effect, main1_would_begin
+from duelcheck.properties.catalog import ActionView, battle_chosen, link_takes_effect, main1_would_begin, new_link
 from duelcheck.rules import Rules
 
 Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
@@ -277,11 +277,22 @@ def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # this turn (a zone left empty starts again), else 0
     k = s.k
     p, z = idx
-    i = s.g("chain_len")
-    added = k.and_(a.is_("activate"), t.g("chain_len") == i + 1, t.g("c_owner", i) == p, a.p("zone") == z)
-    own = k.and_(added, k.one_of(t.g("c_kind", i), (Kind.IGNITION, Kind.QUICK_EFFECT)))
+    added, kind, _, owner = new_link(s, t)
+    mine = k.and_(a.is_("activate"), added, owner == p, a.p("zone") == z)
+    own = k.and_(mine, k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT)))
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
     return k.ite(stays, k.ite(own, 1, s.g("h_used", p, z), w=2), 0, w=2)
+
+
+def _negated(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # seed 000 (negation): 1 for chain link j once a negation resolved on the link above it and took effect,
+    # until link j has resolved (a new link in its place starts again), else 0
+    k = s.k
+    (j,) = idx
+    top = s.g("chain_len") - 1
+    negates = k.and_(link_takes_effect(s, a), s.g("c_eff", top) == Effect.NEGATE, j == top - 1)
+    kept = k.ite(j < s.g("chain_len"), s.g("h_neg", j), 0, w=2)  # a link added now is not negated
+    return k.ite(j < t.g("chain_len"), k.ite(negates, 1, kept, w=2), 0, w=2)
 
 
 def _told_trigger(b: State, p: int) -> int:
@@ -417,6 +428,11 @@ def history_for(rules: Rules) -> History:
                 _spec("h_used", (2, monster_zones), 2, "this monster's effect was activated this turn (history)"),
                 _used,
                 lambda b, idx: int(bool(b.g("m_used", *idx))),
+            ),
+            Counter(
+                _spec("h_neg", (rules.chain_links,), 2, "1 for a link a negation resolved on (history, seed 000)"),
+                _negated,
+                lambda b, idx: int(bool(b.g("c_neg", *idx))),
             ),
             Counter(
                 _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),

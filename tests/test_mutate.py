@@ -903,9 +903,9 @@ def _dark_hole_keeps_the_attack(n: Any) -> None:
 
 def test_an_attack_whose_target_leaves_in_the_damage_step_ends_whatever_destroyed_it() -> None:
     """6.3.4.3.3: Dark Hole resolving in the End Damage Step after the attacker was destroyed by battle destroys
-    the target: the attack ends, as when one card destroys the target. `attack-ends-when-a-battler-leaves`
+    the target: the attack ends, as when one card destroys the target. `attack-ends[battler-leaves]`
     catches the older rule, which no other invariant did."""
-    check = BY_NAME["attack-ends-when-a-battler-leaves"].checks[0]
+    check = BY_NAME["attack-ends"].checks[0]
     ts = TransitionSystem(Rules())
     board = _resolving_board(ts, Effect.DESTROY_ALL_MONSTERS)
     v = dict(board.v)
@@ -921,3 +921,124 @@ def test_an_attack_whose_target_leaves_in_the_damage_step_ends_whatever_destroye
         out = TransitionSystem(Rules()).apply(board, *RESOLVE)
         assert out.ok and out.state is not None and out.state.g("attacking")
         assert not check.eval(board, view, out.state)
+
+
+def _battle_board(ts: TransitionSystem, effect: Effect, target: tuple[int, int], attacker: int = 0) -> State:
+    """`_resolving_board` in the Battle Step of an attack: player 0's monsters in zones 0 and 1 (face-up Attack
+    Position), the one in zone `attacker` attacking player 1's monster in zone 0; the link targets the monster
+    of player `target[0]` in zone `target[1]`."""
+    board = _resolving_board(ts, effect)
+    v = dict(board.v)
+    for z in (0, 1):
+        v.update({("m_occ", 0, z): True, ("m_up", 0, z): True, ("m_atk", 0, z): 10, ("m_defv", 0, z): 10})
+    v.update({("attacking",): True, ("atk_zone",): attacker, ("atk_tgt",): 0})
+    v.update({("m_decl", 0, attacker): True, ("h_attacks", 0, attacker): 1})
+    v.update({("c_tp", 0): target[0], ("c_tz", 0): target[1]})
+    return State(board.k, board.r, board.schema, v)
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "target", "attacker", "cases"),
+    [
+        # the target's position changed ends the attack (`p == n.tp` read as !=)
+        ("compare:attacker_changed:0", (1, 0), 0, ["only-for-a-reason"]),
+        # another of the attacking player's monsters changed ends it (`z == atk_zone` read as !=)
+        ("compare:attacker_changed:1", (0, 0), 1, ["only-for-a-reason"]),
+        # the attacker to Defense Position in the Battle Step goes on battling (`phase == BATTLE_STEP` as !=)
+        # (and an attacker in Defense Position in the Battle Step)
+        ("compare:attacker_changed:2", (0, 0), 0, ["attacker-to-defense", "attacker-in-attack-position"]),
+    ],
+)
+def test_an_attack_ends_for_the_rules_reasons_only(
+    mutant_id: str, target: tuple[int, int], attacker: int, cases: list[str]
+) -> None:
+    """6.3.4.2: a position change in the Battle Step ends the attack exactly when it turns the attacker to
+    Defense Position. The three survivors of the last whole run (no property said which attacks end) are
+    caught by `attack-ends`, which the rules keep."""
+    checks = BY_NAME["attack-ends"].checks
+    ts = TransitionSystem(Rules())
+    board = _battle_board(ts, Effect.CHANGE_POSITION, target, attacker)
+    view = ActionView("resolve", dict(RESOLVE[1]), False)
+    out = ts.apply(board, *RESOLVE)
+    assert out.ok and out.state is not None
+    assert out.state.g("attacking") == (target != (0, attacker))
+    assert all(c.eval(board, view, out.state) for c in checks)
+    with mu.activated(mu.mutant_by_id(mutant_id)):
+        out = TransitionSystem(Rules()).apply(board, *RESOLVE)
+        assert out.ok and out.state is not None
+        broken = [c.label for c in checks if not c.eval(board, view, out.state)]
+    assert broken == cases
+
+
+def test_a_destruction_destroys_its_target_alone() -> None:
+    """compare:resolve:11 (`tar == 1` read as !=): "destroy one card" on a monster also destroys the card in
+    the Spell & Trap Zone of the same number. `resolution-effects[only-what-it-names]` reads every zone."""
+    check = next(c for c in BY_NAME["resolution-effects"].checks if c.label == "only-what-it-names")
+    ts = TransitionSystem(Rules())
+    board = _resolving_board(ts, Effect.DESTROY_CARD)
+    v = dict(board.v)
+    v.update({("c_kind", 0): int(Kind.NORMAL_SPELL), ("s_kind", 0, 0): int(Kind.NORMAL_SPELL)})
+    v.update({("s_occ", 1, 0): True, ("s_kind", 1, 0): int(Kind.NORMAL_TRAP), ("hand", 1): 4})
+    board = State(board.k, board.r, board.schema, v)
+    view = ActionView("resolve", dict(RESOLVE[1]), False)
+    out = ts.apply(board, *RESOLVE)
+    assert out.ok and out.state is not None and not out.state.g("m_occ", 1, 0) and out.state.g("s_occ", 1, 0)
+    assert check.eval(board, view, out.state)
+    with mu.activated(mu.mutant_by_id("compare:resolve:11")):
+        out = TransitionSystem(Rules()).apply(board, *RESOLVE)
+        assert out.ok and out.state is not None and not out.state.g("s_occ", 1, 0)
+        assert not check.eval(board, view, out.state)
+
+
+def test_a_link_is_negated_only_by_a_negation_resolving_on_it() -> None:
+    """compare:resolve:13 (`eff == Effect.NEGATE` read as !=): every other effect negates the link below it.
+    The property layer keeps which links a negation resolved on (history `h_neg`): the rules' mark disagrees
+    with it at once, and the link below, unnegated, must do what its text says."""
+    books = BY_NAME["bookkeeping-matches-history"].checks[0]
+    as_written = next(c for c in BY_NAME["resolution-effects"].checks if c.label == "as-written")
+    ts = TransitionSystem(Rules())
+    board = _resolving_board(ts, Effect.CHANGE_POSITION)  # link 0: a position change of player 1's monster
+    v = dict(board.v)
+    v.update({("chain_len",): 2, ("s_occ", 0, 1): True, ("s_up", 0, 1): True, ("s_kind", 0, 1): int(Kind.QUICK_SPELL)})
+    v.update({("c_owner", 1): 0, ("c_kind", 1): int(Kind.QUICK_SPELL), ("c_eff", 1): int(Effect.DRAW)})
+    v.update({("c_zone", 1): 1, ("deck", 0): 10})
+    board = State(board.k, board.r, board.schema, v)
+    assert books.eval(None, None, board)
+    view = ActionView("resolve", dict(RESOLVE[1]), False)
+    after = ts.apply(board, *RESOLVE).state
+    assert after is not None and books.eval(None, None, after) and not after.g("c_neg", 0)
+    last = ts.apply(after, *RESOLVE).state
+    assert last is not None and last.g("m_def", 1, 0) and as_written.eval(after, view, last)
+    with mu.activated(mu.mutant_by_id("compare:resolve:13")):
+        mts = TransitionSystem(Rules())
+        after = mts.apply(board, *RESOLVE).state
+        assert after is not None and after.g("c_neg", 0) and not books.eval(None, None, after)
+        last = mts.apply(after, *RESOLVE).state
+        assert last is not None and not last.g("m_def", 1, 0) and not as_written.eval(after, view, last)
+
+
+def test_each_play_has_one_spelling_in_the_log() -> None:
+    """drop:trigger:11: a declined Flip effect may name a target, so the same play has two spellings in a duel
+    log; `one-spelling-per-play` reads the action taken and what it did. So do a resolution naming an ATK
+    amount it does not apply (compare:resolve:8) and monster stats it does not summon (drop:resolve:4)."""
+    check = BY_NAME["one-spelling-per-play"].checks[0]
+    ts = TransitionSystem(Rules())
+    state = ts.init()
+    for move, given in _flip_summon_play(ts)[:-1]:
+        state = ts.apply(state, move, given).state
+    plain, named = {"pos": False, **NO_TARGET}, {"pos": False, "tplayer": 0, "tarea": 0, "tzone": 1}
+    out = ts.apply(state, "trigger", plain)
+    assert out.ok and check.eval(state, ActionView("trigger", plain, False), out.state)
+    assert not ts.apply(state, "trigger", named).ok
+    with mu.activated(mu.mutant_by_id("drop:trigger:11")):
+        out = TransitionSystem(Rules()).apply(state, "trigger", named)
+        assert out.ok and not check.eval(state, ActionView("trigger", named, False), out.state)
+    board = _resolving_board(ts, Effect.CHANGE_POSITION)
+    for mutant_id, params in (
+        ("compare:resolve:8", {**RESOLVE[1], "amount": 5}),
+        ("drop:resolve:4", {**RESOLVE[1], "atk": 10, "defv": 10}),
+    ):
+        assert not ts.apply(board, "resolve", params).ok
+        with mu.activated(mu.mutant_by_id(mutant_id)):
+            out = TransitionSystem(Rules()).apply(board, "resolve", params)
+            assert out.ok and not check.eval(board, ActionView("resolve", params, False), out.state)

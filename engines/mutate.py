@@ -2089,8 +2089,21 @@ def run(
 
 
 def _held(row: Row | None, m: Mutant, settings: str) -> bool:
-    """A stored result counts for a mutant made with the same settings and the same mutant text."""
-    return row is not None and row.settings == settings and row.digest == m.digest
+    """A stored result counts for the same mutant text made with the same settings, whatever time limit it had
+    when it is a result (killed, equivalent, survived: a time limit only ever leaves a mutant unknown), and when
+    it is unknown only if its limit was no shorter than the one asked for now: checking the unknown again with
+    a longer --timeout runs them alone, and a shorter one runs nothing again."""
+    if row is None or row.digest != m.digest:
+        return False
+    if row.settings == settings:
+        return True
+    had, wanted = json.loads(row.settings), json.loads(settings)
+    limit, asked = had.pop("timeout", None), wanted.pop("timeout", None)
+    if had != wanted:
+        return False
+    if row.status != "unknown":
+        return True
+    return limit is None or (asked is not None and limit >= asked)
 
 
 def _wait(future: Any, sigint_seen: Callable[[], bool]) -> Any:

@@ -374,13 +374,13 @@ def test_a_probe_without_an_answer_is_unknown_never_survived() -> None:
 # -- the store: a killed run resumes ------------------------------------------------------------------------------
 
 
-def _run(store: Path, *args: str) -> tuple[dict[str, Any], str]:
+def _run(store: Path, *args: str, code: int = 0) -> tuple[dict[str, Any], str]:
     """A mutation run into `store` (the first three dropped guards of the normal draw, unless `args` name
-    others): its JSON report and what it told on stderr."""
+    others), exiting with `code`: its JSON report and what it told on stderr."""
     args = args or ("--only", "normal_draw", "--kind", "drop", "--limit", "3")
     store_args = ["--store", str(store), "--format", "json"]
     result = CliRunner().invoke(main, ["mutate", *args, "--depth", "2", "--no-proofs", "--workers", "1", *store_args])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return dict(json.loads(result.stdout)), result.stderr
 
 
@@ -409,10 +409,26 @@ def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
         assert after[mid] == rows[mid]  # untouched: the same run, the same moment
     assert after[ids[1]][2] == rows[ids[1]][2] and after[ids[1]][0] != rows[ids[1]][0]
     assert [m["status"] for m in again["mutants"]] == [m["status"] for m in first["mutants"]]
-    # checked again with a longer time limit: the mutant runs again (its result depended on the limit), with the
-    # store's preparation (it runs no mutant: the limit is not among what it depends on)
-    longer, told = _run(store, "--mutant", ids[0], "--timeout", "500")
-    assert longer["ran"] == 1 and longer["mutants"][0]["ran_now"] and "proving the invariants" not in told
+    # checked again with another time limit: a result is kept (a limit only ever leaves a mutant unknown); an
+    # unknown runs again only under a longer limit than it had (none is the longest), with the store's
+    # preparation (it runs no mutant: the limit is not among what it depends on)
+    three = ("--only", "normal_draw", "--kind", "drop", "--limit", "3")
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE mutants SET status = 'unknown' WHERE mutant_id = ?", (ids[0],))
+    db.close()
+    kept, _ = _run(store, *three, "--timeout", "500", code=3)  # exit 3: a mutant is unknown
+    assert kept["ran"] == 0 and kept["from_store"] == 3  # unknown with no limit: no limit does better
+    with sqlite3.connect(store) as db:
+        (settings,) = db.execute("SELECT settings FROM mutants WHERE mutant_id = ?", (ids[0],)).fetchone()
+        within_100 = json.dumps({**json.loads(settings), "timeout": 100.0}, sort_keys=True)
+        db.execute("UPDATE mutants SET settings = ? WHERE mutant_id = ?", (within_100, ids[0]))
+    db.close()
+    shorter, _ = _run(store, *three, "--timeout", "50", code=3)
+    assert shorter["ran"] == 0 and shorter["from_store"] == 3
+    longer, told = _run(store, *three, "--timeout", "500")
+    assert [m["id"] for m in longer["mutants"] if m["ran_now"]] == [ids[0]] and longer["from_store"] == 2
+    assert "proving the invariants" not in told
+    assert longer["mutants"][0]["status"] == first["mutants"][0]["status"]
 
 
 # -- comparison mutants ---------------------------------------------------------------------------------------------

@@ -1075,13 +1075,20 @@ def _battler_left(s: State, a: ActionView, t: State) -> Val:
     the field during the Damage Step (there is no damage calculation). A monster destroyed by battle leaves
     when the Damage Step ends, and the battle is over then: this reads a monster leaving with the phase
     unchanged."""
+    k = s.k
+    attacker, target = _battlers_gone(s, t)
+    left = k.and_(s.g("attacking"), t.g("phase") == s.g("phase"), t.g("turn") == s.g("turn"), k.or_(attacker, target))
+    return k.implies(left, k.not_(t.g("attacking")))
+
+
+def _battlers_gone(s: State, t: State) -> tuple[Val, Val]:
+    """The step took the attacker off the field (6.3.4.2), and the target during the Damage Step (6.3.4.3.3)."""
     k, tp = s.k, s.tp
     opp = s.other(tp)
     az, tz = s.g("atk_zone"), s.g("atk_tgt")
     attacker = k.and_(s.g("m_occ", tp, az), k.not_(t.g("m_occ", tp, az)))
     target = k.and_(s.is_phase(*DAMAGE_STEP), tz != DIRECT, s.g("m_occ", opp, tz), k.not_(t.g("m_occ", opp, tz)))
-    left = k.and_(s.g("attacking"), t.g("phase") == s.g("phase"), t.g("turn") == s.g("turn"), k.or_(attacker, target))
-    return k.implies(left, k.not_(t.g("attacking")))
+    return attacker, target
 
 
 def _attacker_to_defense(s: State, a: ActionView, t: State) -> Val:
@@ -1111,13 +1118,11 @@ def _attack_end_reason(s: State, a: ActionView, t: State) -> Val:
     player stops after a replay (6.3.4.2.1); an effect ends the Battle Phase (6.3.4.4). A monster of another
     zone, or of the other player, changing position ends no attack, nor does the attacker in the Damage Step."""
     k, tp = s.k, s.tp
-    opp = s.other(tp)
-    az, tz = s.g("atk_zone"), s.g("atk_tgt")
+    az = s.g("atk_zone")
     ended = k.and_(s.g("attacking"), k.not_(t.g("attacking")))
     over = k.and_(s.g("phase") == Phase.DMG_END, t.g("phase") == Phase.BATTLE_STEP)
-    attacker_left = k.and_(s.g("m_occ", tp, az), k.not_(t.g("m_occ", tp, az)))
+    attacker_left, target_left = _battlers_gone(s, t)
     to_defense = k.and_(s.g("phase") == Phase.BATTLE_STEP, k.not_(s.g("m_def", tp, az)), t.g("m_def", tp, az))
-    target_left = k.and_(s.is_phase(*DAMAGE_STEP), tz != DIRECT, s.g("m_occ", opp, tz), k.not_(t.g("m_occ", opp, tz)))
     live, eff = link_takes_effect(s, a), _top(s, "c_eff")
     negated = k.and_(live, eff == Effect.NEGATE_ATTACK)
     bp_ends = k.and_(live, eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
@@ -1159,6 +1164,13 @@ def link_takes_effect(s: State, a: ActionView) -> Val:
     return k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(negated_link(s)), k.not_(gone))
 
 
+def _target_there(s: State) -> Val:
+    """The last link's target is a monster still on the field, not one destroyed by battle already."""
+    k = s.k
+    p, z = _top(s, "c_tp"), _top(s, "c_tz")
+    return k.and_(_top(s, "c_ta") == 0, s.g("m_occ", p, z), k.not_(s.g("m_doomed", p, z)))
+
+
 def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
     """Seed 000: a negated link resolves without effect: no LP, hand, deck, monster or skipped phase changes."""
     k = s.k
@@ -1197,7 +1209,7 @@ def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
     top = s.g("chain_len") - 1
     live = link_takes_effect(s, a)
     eff, p, z = s.g("c_eff", top), s.g("c_tp", top), s.g("c_tz", top)
-    there = k.and_(s.g("c_ta", top) == 0, s.g("m_occ", p, z), k.not_(s.g("m_doomed", p, z)))
+    there = _target_there(s)
     up, dfn = s.g("m_up", p, z), s.g("m_def", p, z)
     turned = k.ite(up, t.g("m_def", p, z) == k.not_(dfn), k.and_(t.g("m_up", p, z), k.not_(t.g("m_def", p, z))))
     down = k.and_(k.not_(t.g("m_up", p, z)), t.g("m_def", p, z))
@@ -1268,9 +1280,8 @@ def _one_spelling(s: State, a: ActionView, t: State) -> Val:
     resolves = k.and_(a.is_("resolve"), s.g("chain_len") > 0)
     arrived = k.or_(*(k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z)) for p, z in zones(s, "m_occ")))
     no_stats = k.and_(a.p("atk") == 0, a.p("defv") == 0, k.not_(a.p("pos")))
-    tpl, tz = _top(s, "c_tp"), _top(s, "c_tz")
-    there = k.and_(_top(s, "c_ta") == 0, s.g("m_occ", tpl, tz), k.not_(s.g("m_doomed", tpl, tz)), s.g("m_up", tpl, tz))
-    changes = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.CHANGE_ATK, there)
+    face_up = s.g("m_up", _top(s, "c_tp"), _top(s, "c_tz"))
+    changes = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.CHANGE_ATK, _target_there(s), face_up)
     return k.and_(
         k.implies(declined, no_target),
         k.implies(k.and_(resolves, k.not_(arrived)), no_stats),

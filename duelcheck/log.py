@@ -702,6 +702,8 @@ class _Board:
     def attack(self, v: dict[Key, Any], a: Attack, tp: int, phase: Phase) -> None:
         if phase not in (Phase.BATTLE_STEP, *DAMAGE_STEP):
             raise self.fail("board.attack", "no attack outside the Battle Step and the Damage Step")
+        if phase == Phase.DMG_END:
+            return  # 6.3.4.3.5: a battler destroyed by battle has gone to the Graveyard; the attack ends with the step
         if not (v[("m_occ", tp, a.attacker)] and v[("m_decl", tp, a.attacker)]):
             raise self.fail("board.attack.attacker", "a zone holding a turn player's monster with attacked: true")
         if a.target != "direct" and not a.replay_due and not v[("m_occ", 1 - tp, a.target)]:

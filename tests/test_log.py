@@ -6,7 +6,7 @@ import itertools
 import json
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from duelcheck.conformance import check_log
@@ -42,6 +42,7 @@ def same(a: State, b: State) -> list[str]:
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.integers(0, 100))
+@example(5388, 58)  # the End Damage Step after the attacker was destroyed by battle: its zone is empty
 def test_every_reachable_state_is_a_board(seed: int, length: int) -> None:
     """board_of then board_state gives the state back: the board format covers the whole model state."""
     for _, _, s in play(seed, length)[-5:]:

@@ -92,7 +92,13 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    own plays and of `FAR_WALKS` seeded random plays under the rules (to the end of the duel: a deck drawn
    out), `FAR_DEPTH` steps on with the last the first the mutant takes otherwise (measured: a Normal Summon
    after the duel is won, killed from step 278 of a deck-out play, in 32 s with the shortening), then from
-   the start with a tail of `SEEDED_TAILS` steps after the first divergence.
+   the start with a tail of `SEEDED_TAILS` steps after the first divergence;
+5. when nothing above settled the mutant (it would survive), the goal-directed search (engines/goal.py): the
+   solver names a few cells of a state meeting the lemmas from which a step of an action the mutant changes
+   breaks an invariant (the opponent's fifth Monster Zone filled and a replay due), a concrete search walks
+   the mutant's plays from the start of the duel towards those cells, and the seeded search runs again from
+   the states it came nearest: a setting-up hundreds of steps long that no play above makes. Its budgets are
+   counted in solver resources and steps, not time; when the time limit stops it the mutant is unknown.
 A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
 concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
 `not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
@@ -1220,6 +1226,7 @@ class Seeded:
     lemmas: list[Check]
     proved: set[str]
     plays: dict[str, list[Any]]
+    facts: Callable[[Any], Any] | None = None  # the lemmas in any symbolic state, made with no mutant in force
 
 
 def far_walks(rules: Rules) -> dict[str, Play]:
@@ -1263,9 +1270,14 @@ def seeded_setup(rules: Rules, ts: Any, mutant: Mutant, lemmas: Sequence[str], p
 
     if S.MUTATION is not None:
         raise InternalError("the rules' side of the seeded search is made with no mutant active")
+    from duelcheck.engines.goal import lemma_facts
+
     a, a_side, steps_of = _rules_side(rules.model_dump_json(), json.dumps(plays, sort_keys=True))
     dis = disagreement(a, ts, lambda: activated(mutant), a_side)
-    return Seeded(a, dis, lemma_checks(lemmas), set(lemmas), dict(steps_of))
+    checks = lemma_checks(lemmas)
+    facts = lemma_facts(a, checks)
+    facts(a.sym_state("@lemmas-made"))  # made now, with no mutant in force (a property may run rule bodies)
+    return Seeded(a, dis, checks, set(lemmas), dict(steps_of), facts)
 
 
 @functools.lru_cache(maxsize=2)
@@ -1393,6 +1405,62 @@ def _seeded_kill(
             "debugging; not proved minimal"
         )
     return dataclasses.replace(r, trace=trace, note=note, minimal=False), ""
+
+
+def _goal_kill(ts: Any, seeded: Seeded, invariants: list[Any], solver: str, deadline: float | None) -> Any:
+    """The goal-directed search (engines/goal.py) for a violation under the mutant that needs a deep setting-up:
+    goals asked of the solver (a state meeting the lemmas from which a step of an action the mutant changes
+    breaks an invariant, cut down to the few cells that matter), each searched concretely from the start of the
+    duel, then by the seeded search `FAR_DEPTH` steps on from the states nearest it (the last steps of a
+    setting-up). A certified `violated` result, shortened by delta debugging, None, or "stopped" (the time
+    limit struck first)."""
+    from duelcheck.engines.base import Result, Trace
+    from duelcheck.engines.goal import GoalQuestions, goal_search
+    from duelcheck.engines.seeded import seeded_search
+
+    if seeded.facts is None or not seeded.dis.actions:
+        return None
+
+    def accept(prop: str, case: str, trace: Any) -> bool:
+        try:
+            return _certified(ts, Result(prop, case, "always", "violated", len(trace), 0.0, "goal", trace))
+        except InternalError:
+            return False
+
+    def onward(plays: list[list[Any]]) -> tuple[str, str, Any] | None:
+        starts: list[Any] = []
+        how: list[list[Any]] = []
+        for play in plays:
+            if all(play[-1].state.v != st.v for st in starts):
+                starts.append(play[-1].state)
+                how.append(play)
+
+        def whole(trace: Any) -> Any:
+            i = next(i for i, st in enumerate(starts) if st.v == trace.steps[0].state.v)
+            return Trace([*how[i], *trace.steps[1:]])
+
+        got = seeded_search(
+            seeded.rules_ts, ts, seeded.dis, seeded.lemmas, invariants, FAR_DEPTH, 0, solver, deadline,
+            lambda g, t: accept(g.prop.name, g.check.label, whole(t)), seeded.proved, starts,
+        )  # fmt: skip
+        if got.status != "reached" or got.goal is None or got.trace is None:
+            return None
+        return got.goal.prop.name, got.goal.check.label, whole(got.trace)
+
+    got = goal_search(ts, GoalQuestions(ts, seeded.facts, invariants), accept, seeded.dis.actions, deadline, onward)
+    if got.status == "unknown":
+        return "stopped"
+    if got.status != "reached" or got.trace is None:
+        return None
+    r = Result(got.prop, got.case, "always", "violated", len(got.trace), 0.0, "goal", got.trace)
+    found = len(got.trace)
+    trace = _shortened(ts, r)
+    how = f"; {got.note}" if got.note else ""
+    note = (
+        f"goal-directed search: the solver's goal {got.goals[-1].text()}, searched from the start of the duel"
+        f"{how}: {found} steps, shortened to {len(trace)} by delta debugging; not proved minimal"
+    )
+    return dataclasses.replace(r, trace=trace, note=note, minimal=False)
 
 
 HOOKED = ("drop", "negate", "write", "swap")  # mutants that change only their own action's body
@@ -1686,6 +1754,15 @@ def kill(
                         beyond = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
                         results = [r for r in results if beyond is None or r.label != beyond.label]
                         results += [beyond] if beyond is not None else []
+                # a setting-up deeper than any play above (the opponent's fifth Monster Zone filled): asked of the
+                # solver, then walked; last, for the mutants nothing else settled (it may take minutes)
+                open_ = ("violated", "not-found", "unreachable", "unknown", "interrupted")
+                if seeded is not None and not any(r.verdict in open_ for r in results):
+                    deep_hit = _goal_kill(ts, seeded, invariants, solver, deadline)
+                    if deep_hit == "stopped":  # the time limit only ever leaves a mutant unknown
+                        done = {r.label: f"{r.verdict} ({r.length})" for r in results}
+                        return _outcome("unknown", "the goal-directed search was stopped by the time limit", done)
+                    results += [deep_hit] if deep_hit is not None else []
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:

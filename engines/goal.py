@@ -8,18 +8,21 @@ engine turns the question round, in three parts:
 1. the goal, asked of the solver: a state `s0` where every invariant proved for all depths under the rules as
    written holds (the lemmas: every state the rules reach is one), and a short tail of the variant's steps from
    `s0` (`tail` steps) that ends in a violated invariant. The solver's model is one such state, one value per
-   cell: far more than the violation needs;
+   cell: far more than the violation needs. Given reference states (states some play reaches), the model is
+   asked near each: equal to the reference in every cell, the cells of each refutation's unsat core let go
+   until the solver answers; the references it answers nearest give the goals, and the search begins there;
 2. the few cells that matter: the model's cells as assumptions, the tail's moves fixed, and the question "the
    tail is legal and violates the invariant" negated, with the lemmas. The assumptions the refutation uses (its
    unsat core, then made minimal one cell at a time) are a goal of a few cells ("the opponent's fifth Monster
    Zone holds a monster, a replay is due, the attacker's turn") that, with the lemmas, implies the violation.
    Another goal is asked with this one excluded, up to `GOALS` goals;
-3. the play, searched concretely: a best-first search of the variant's plays from the start of the duel (its
-   concrete interpreter), the states ordered by how many of the goal's cells they miss (a number cell counts
-   its distance) and, among equals, by novelty (a state that makes some cell take a value no state at that
-   distance had before comes first: the width-1 novelty of planning's iterated-width search, which crosses the
-   plateaus where no step brings a goal cell nearer). Each state that meets the goal has the tail's moves
-   replayed from it; a play that violates an invariant there is the answer.
+3. the play, searched concretely (`search_towards`): walks of the variant's plays from the start of the duel
+   or the reference state (its concrete interpreter), from an archive of the states found, one per distance
+   to the goal (how many of the goal's cells a state misses, a number cell counting its distance, then the
+   empty siblings of a zone wanted), turn player and phase; each round walks on from the nearest state
+   explored least. Each state that meets the goal has the tail's moves replayed from it; a play that violates
+   an invariant there is the answer. A goal no walk reaches leaves the plays to the states nearest it, for a
+   short symbolic search from there (the caller's).
 
 Every answer is certified (the play replayed from the start by the concrete interpreter, its check evaluated
 there) by the caller. The search is bounded by a number of states expanded (`budget`), not by time, and its
@@ -51,6 +54,7 @@ TAILS = (1, 2)  # the tail's lengths, in steps of the variant from the goal stat
 BUDGET = 6000  # steps the concrete search walks for one goal
 WALK = 40  # steps of one walk from an archived state
 GOAL_SEED = 17
+CLOSE_TRIES = 25  # refutations let go of before a reference state is left
 REFUSALS = 10  # states meeting a goal whose tail is refused or not certified before the goal is left
 NEAR = 6  # the plays to the states nearest a goal no walk reached, kept for a short symbolic search from there
 RLIMIT = 20_000_000  # the solver's resource limit for one question (deterministic, unlike a time limit)
@@ -64,6 +68,7 @@ class Target:
     moves: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
     prop: str
     case: str
+    ref: int = -1  # the reference state the goal was found nearest (an index into the caller's), if any
 
     def text(self) -> str:
         shown = ", ".join(f"{'.'.join(str(x) for x in key)}={int(v)}" for key, v in self.cells)
@@ -89,6 +94,11 @@ def _value(model: Any, term: Any) -> int | bool:
     if z3.is_bool(v):
         return bool(z3.is_true(v))
     return int(v.as_signed_long()) if v.size() > 1 else int(v.as_long())
+
+
+def _value_of(v: Any, term: Any) -> int | bool:
+    """A concrete cell's value as the solver's model gives it (a flag may be held as 0 or 1)."""
+    return bool(v) if z3.is_bool(term) else int(v)
 
 
 def _lit(term: Any, value: int | bool) -> Any:
@@ -128,11 +138,21 @@ class GoalQuestions:
                 out.append((g, t))
         return out
 
-    def targets(self, tail: int, first: list[str], count: int = GOALS, deadline: float | None = None) -> list[Target]:
+    def targets(
+        self,
+        tail: int,
+        first: list[str],
+        count: int = GOALS,
+        deadline: float | None = None,
+        refs: list[State] | None = None,
+    ) -> list[Target]:
         """Up to `count` goals for tails of `tail` steps whose first step is one of the actions `first` (where the
         variant differs from the rules: a step elsewhere keeps every lemma), asked one action and turn player at
         a time (measured: the whole question at once gave no answer in 200 s, each case answers in a tenth of a
-        second), each goal excluded before the next is asked."""
+        second), each goal excluded before the next is asked. With `refs` (states some play reaches), the goals
+        nearest them come first: the solver's state is asked to agree with a reference state in every cell, the
+        cells of each refutation's core let go until it answers, and the references whose answer differs in the
+        fewest cells give the goals (`Target.ref`: a search towards it may start there)."""
         b = self.b
         s0 = b.sym_state("@goal0")
         steps = []
@@ -160,28 +180,83 @@ class GoalQuestions:
                 find.add(facts, *frames, *legals, steps[0].act == codes[name], s0.tp == player)
                 find.add(*(w == t for w, (_, t) in zip(which, violations, strict=True)))
                 find.add(z3.Or(*which))
+                near = []
+                for i, ref in enumerate(refs or []):
+                    if ref.tp != player or (deadline is not None and time.monotonic() > deadline):
+                        continue
+                    got = self._close_to(find, s0, ref)
+                    if got is not None:
+                        near.append((got[0], i, got[1]))
+                for _, i, m in sorted(near, key=lambda x: (x[0], x[1]))[: max(0, count - len(out))]:
+                    target = self._target(s0, m, steps, facts, frames, legals, which, violations, i)
+                    if target is not None:
+                        out.append(target)
                 while len(out) < count:
                     check_interrupt()
                     if deadline is not None and time.monotonic() > deadline:
                         return out
                     if find.check() != z3.sat:
                         break
-                    m = find.model()
-                    hit = next(i for i, w in enumerate(which) if z3.is_true(m.eval(w, model_completion=True)))
-                    moves = []
-                    fixed = []
-                    for st in steps:
-                        act, params = b.sym_params(st, m)
-                        moves.append((act, tuple(sorted(params.items()))))
-                        fixed.append(st.act == m.eval(st.act, model_completion=True))
-                        fixed += [st.params[p] == m.eval(st.params[p], model_completion=True) for p in PARAMS]
-                    cells = self._minimal(s0, m, facts, frames, fixed, z3.And(*legals, violations[hit][1]))
-                    if cells is None:
+                    target = self._target(s0, find.model(), steps, facts, frames, legals, which, violations, -1)
+                    if target is None:
                         break
-                    goal, _ = violations[hit]
-                    out.append(Target(cells, tuple(moves), goal.prop.name, goal.check.label))
-                    find.add(z3.Not(z3.And(*(_lit(s0.v[key], v) for key, v in cells))))
+                    out.append(target)
+                    find.add(z3.Not(z3.And(*(_lit(s0.v[key], v) for key, v in target.cells))))
         return out
+
+    def _close_to(self, find: Any, s0: State, ref: State) -> tuple[int, Any] | None:
+        """The solver's state as near `ref` as the cores let it be: (the cells it changes, the model) or None."""
+        keys = list(self.b.keys)
+        marks = {key: z3.Bool(f"goal-ref#{i}") for i, key in enumerate(keys)}
+        by_mark = {marks[key].get_id(): key for key in keys}
+        find.push()
+        try:
+            find.add(*(z3.Implies(marks[key], _lit(s0.v[key], ref.v[key])) for key in keys))
+            live = set(keys)
+            for _ in range(CLOSE_TRIES):
+                check_interrupt()
+                answer = find.check(*(marks[key] for key in keys if key in live))
+                if answer == z3.sat:
+                    m = find.model()
+                    changed = sum(int(_value(m, s0.v[key]) != _value_of(ref.v[key], s0.v[key])) for key in keys)
+                    return changed, m
+                if answer != z3.unsat:
+                    return None
+                core = {by_mark[c.get_id()] for c in find.unsat_core() if c.get_id() in by_mark}
+                if not core:
+                    return None
+                live -= core
+            return None
+        finally:
+            find.pop()
+
+    def _target(
+        self,
+        s0: State,
+        m: Any,
+        steps: list[Any],
+        facts: Any,
+        frames: list[Any],
+        legals: list[Any],
+        which: list[Any],
+        violations: list[tuple[Goal, Any]],
+        ref: int,
+    ) -> Target | None:
+        """The goal a model gives: its tail's moves, and its cells cut down to those that imply the violation."""
+        b = self.b
+        hit = next(i for i, w in enumerate(which) if z3.is_true(m.eval(w, model_completion=True)))
+        moves = []
+        fixed = []
+        for st in steps:
+            act, params = b.sym_params(st, m)
+            moves.append((act, tuple(sorted(params.items()))))
+            fixed.append(st.act == m.eval(st.act, model_completion=True))
+            fixed += [st.params[p] == m.eval(st.params[p], model_completion=True) for p in PARAMS]
+        cells = self._minimal(s0, m, facts, frames, fixed, z3.And(*legals, violations[hit][1]))
+        if cells is None:
+            return None
+        goal, _ = violations[hit]
+        return Target(cells, tuple(moves), goal.prop.name, goal.check.label, ref)
 
     def _minimal(
         self, s0: State, m: Any, facts: Any, frames: list[Any], fixed: list[Any], wanted: Any
@@ -252,6 +327,7 @@ def search_towards(
     budget: int = BUDGET,
     deadline: float | None = None,
     seed: int = 0,
+    start: list[Step] | None = None,
 ) -> tuple[str, Trace | None, list[list[Step]]]:
     """The concrete search of `ts`'s plays from the start of the duel towards `target` (see the module's
     docstring): reached with the play (its tail included, `accept`ed), unreached with the plays to the `NEAR`
@@ -285,9 +361,10 @@ def search_towards(
         trace = Trace([*play, *tail])
         return trace if accept(trace) else None
 
-    start = [Step("init", {}, init)]
-    archive[cell(init)] = [0, init, start, 0]
-    if measure(init)[0] == 0 and (t := at_goal(start)) is not None:
+    begun = start or [Step("init", {}, init)]  # `start`: a play from the start of the duel to begin from
+    first = begun[-1].state
+    archive[cell(first)] = [len(begun) - 1, first, list(begun), 0]
+    if measure(first)[0] == 0 and (t := at_goal(begun)) is not None:
         return "reached", t, []
     walked = 0
     ended: set[tuple[Any, ...]] = set()  # cells whose state has no step (a duel won): never walked from again
@@ -333,6 +410,7 @@ def goal_search(
     first: list[str],
     deadline: float | None = None,
     onward: Callable[[list[list[Step]]], tuple[str, str, Trace] | None] | None = None,
+    refs: list[list[Step]] | None = None,
     tails: tuple[int, ...] = TAILS,
     goals: int | None = None,
     budget: int | None = None,
@@ -343,15 +421,17 @@ def goal_search(
     A goal no walk reaches hands the plays to the states nearest it to `onward` (a short symbolic search from
     there, the caller's: the last steps of a setting-up, such as an effect resolving in the Battle Step, are
     those a random walk misses and a solver finds), which returns the violation it found (property, case, the
-    play from the start of the duel) or None."""
+    play from the start of the duel) or None. `refs`: plays (from the start of the duel, steps `ts` takes) whose
+    last states the goals are asked near, and a goal's search begins at its own."""
     goals = GOALS if goals is None else goals
     budget = BUDGET if budget is None else budget
     asked: list[Target] = []
     for tail in tails:
-        for target in questions.targets(tail, first, goals, deadline):
+        for target in questions.targets(tail, first, goals, deadline, [p[-1].state for p in refs or []]):
             asked.append(target)
+            begin = refs[target.ref] if refs and target.ref >= 0 else None
             status, trace, closest = search_towards(
-                ts, target, lambda t, g=target: accept(g.prop, g.case, t), budget, deadline
+                ts, target, lambda t, g=target: accept(g.prop, g.case, t), budget, deadline, start=begin
             )
             if status == "unknown":
                 return GoalReach("unknown", note="stopped by the time limit", goals=asked)

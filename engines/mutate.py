@@ -159,6 +159,8 @@ SEEDED_TAILS = (2,)
 # and from the states of the rules' own plays and of FAR_WALKS seeded random plays under the rules (up to
 # FAR_WALK_LENGTH steps, or the end of the duel), this many steps on, a tail of one step
 FAR_DEPTH = 6
+# the goal-directed search asks its goals near every REF_STRIDE-th state of the rules' plays (at most REFS)
+REF_STRIDE, REFS = 60, 40
 FAR_WALKS, FAR_WALK_LENGTH, FAR_SEED = 3, 700, 11
 FAR_SHORT = 50  # plays of at most this many steps are searched from together, longer ones each on its own
 DEEP_SHRINK = 1500  # the candidates delta debugging may try on a violation found there
@@ -1447,7 +1449,13 @@ def _goal_kill(ts: Any, seeded: Seeded, invariants: list[Any], solver: str, dead
             return None
         return got.goal.prop.name, got.goal.check.label, whole(got.trace)
 
-    got = goal_search(ts, GoalQuestions(ts, seeded.facts, invariants), accept, seeded.dis.actions, deadline, onward)
+    # the reference states: every REF_STRIDE-th state of the rules' plays the mutant takes alike, and their last
+    refs: list[list[Any]] = []
+    for label in sorted(seeded.plays):
+        _, how = _agreeing_starts(ts, seeded, [label])
+        refs += [how[i] for i in range(len(how)) if i % REF_STRIDE == REF_STRIDE - 1 or i == len(how) - 1]
+    questions = GoalQuestions(ts, seeded.facts, invariants)
+    got = goal_search(ts, questions, accept, seeded.dis.actions, deadline, onward, refs[:REFS])
     if got.status == "unknown":
         return "stopped"
     if got.status != "reached" or got.trace is None:

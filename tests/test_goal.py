@@ -145,3 +145,38 @@ def test_the_rules_lemmas_are_made_with_no_mutant_in_force() -> None:
         again = Unrolling(seeded.rules_ts, None, seeded.lemmas).facts(s)  # the seeded search's own reading
     assert z3.Solver().check(wanted != made) == z3.unsat
     assert z3.Solver().check(wanted != again) == z3.unsat
+
+
+def test_a_goal_asked_near_reference_states_is_the_nearest_and_searched_from_there() -> None:
+    """A second Normal Summon in a turn (its limit dropped): asked near the start of the duel and near the
+    state after the turn's first Normal Summon, the goal is found near the second, met there already, and the
+    search begins at that state's play and ends one step on."""
+    from conftest import REPLAY_DIRECT
+
+    from duelcheck.engines.base import Result
+    from duelcheck.engines.sim import replay_prefix
+
+    rules = Rules()
+    mutant = mu.mutant_by_id("drop:normal_summon:10", rules)
+    a = TransitionSystem(rules)
+    facts = lemma_facts(a, mu.lemma_checks(LEMMAS))
+    facts(a.sym_state("@made"))
+    b = TransitionSystem(rules)
+    dis = disagreement(a, b, lambda: mu.activated(mutant))
+    summoned = replay_prefix(a, REPLAY_DIRECT[:2])
+    assert summoned[-1].action == "normal_summon"
+    refs = [summoned[:1], summoned]
+    with mu.activated(mutant):
+        goals = GoalQuestions(b, facts, INVARIANTS).targets(1, dis.actions, 1, refs=[p[-1].state for p in refs])
+        assert len(goals) == 1
+        goal = goals[0]
+        assert goal.ref == 1 and goal.moves[0][0] == "normal_summon"
+        assert Measure(b.keys, goal.cells)(summoned[-1].state)[0] == 0
+
+        def accept(t: object) -> bool:
+            return mu._certified(b, Result(goal.prop, goal.case, "always", "violated", 0, 0.0, "goal", t))
+
+        status, trace, _ = search_towards(b, goal, accept, budget=50, start=refs[goal.ref])
+    assert status == "reached" and trace is not None
+    assert [st.state.v for st in trace.steps[: len(summoned)]] == [st.state.v for st in summoned]
+    assert len(trace) == len(summoned) and trace.steps[-1].action == "normal_summon"

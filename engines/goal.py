@@ -34,6 +34,7 @@ budget says nothing: the lemmas over-approximate what the rules reach.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -431,7 +432,7 @@ def goal_search(
             asked.append(target)
             begin = refs[target.ref] if refs and target.ref >= 0 else None
             status, trace, closest = search_towards(
-                ts, target, lambda t, g=target: accept(g.prop, g.case, t), budget, deadline, start=begin
+                ts, target, functools.partial(accept, target.prop, target.case), budget, deadline, start=begin
             )
             if status == "unknown":
                 return GoalReach("unknown", note="stopped by the time limit", goals=asked)

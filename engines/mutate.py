@@ -1463,10 +1463,10 @@ def _goal_kill(ts: Any, seeded: Seeded, invariants: list[Any], solver: str, dead
     r = Result(got.prop, got.case, "always", "violated", len(got.trace), 0.0, "goal", got.trace)
     found = len(got.trace)
     trace = _shortened(ts, r)
-    how = f"; {got.note}" if got.note else ""
+    onward_note = f"; {got.note}" if got.note else ""
     note = (
         f"goal-directed search: the solver's goal {got.goals[-1].text()}, searched from the start of the duel"
-        f"{how}: {found} steps, shortened to {len(trace)} by delta debugging; not proved minimal"
+        f"{onward_note}: {found} steps, shortened to {len(trace)} by delta debugging; not proved minimal"
     )
     return dataclasses.replace(r, trace=trace, note=note, minimal=False)
 
@@ -1764,8 +1764,8 @@ def kill(
                         results += [beyond] if beyond is not None else []
                 # a setting-up deeper than any play above (the opponent's fifth Monster Zone filled): asked of the
                 # solver, then walked; last, for the mutants nothing else settled (it may take minutes)
-                open_ = ("violated", "not-found", "unreachable", "unknown", "interrupted")
-                if seeded is not None and not any(r.verdict in open_ for r in results):
+                settled_or_open = ("violated", "not-found", "unreachable", "unknown", "interrupted")
+                if seeded is not None and not any(r.verdict in settled_or_open for r in results):
                     deep_hit = _goal_kill(ts, seeded, invariants, solver, deadline)
                     if deep_hit == "stopped":  # the time limit only ever leaves a mutant unknown
                         done = {r.label: f"{r.verdict} ({r.length})" for r in results}

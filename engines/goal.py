@@ -55,7 +55,8 @@ TAILS = (1, 2)  # the tail's lengths, in steps of the variant from the goal stat
 BUDGET = 6000  # steps the concrete search walks for one goal
 WALK = 40  # steps of one walk from an archived state
 GOAL_SEED = 17
-CLOSE_TRIES = 25  # refutations let go of before a reference state is left
+CLOSE_TRIES = 12  # refutations let go of before a reference state is left
+REF_TRIES = 5  # reference states asked for each action and turn player
 REFUSALS = 10  # states meeting a goal whose tail is refused or not certified before the goal is left
 NEAR = 6  # the plays to the states nearest a goal no walk reached, kept for a short symbolic search from there
 RLIMIT = 20_000_000  # the solver's resource limit for one question (deterministic, unlike a time limit)
@@ -182,10 +183,14 @@ class GoalQuestions:
                 find.add(*(w == t for w, (_, t) in zip(which, violations, strict=True)))
                 find.add(z3.Or(*which))
                 near = []
-                for i, ref in enumerate(refs or []):
-                    if ref.tp != player or (deadline is not None and time.monotonic() > deadline):
-                        continue
-                    got = self._close_to(find, s0, ref)
+                mine = [i for i, ref in enumerate(refs or []) if ref.tp == player]
+                # at most REF_TRIES of them, spread over the list (each costs up to CLOSE_TRIES questions)
+                picked = sorted({mine[j * len(mine) // REF_TRIES] for j in range(REF_TRIES)}) if mine else []
+                for i in picked:
+                    if deadline is not None and time.monotonic() > deadline:
+                        break
+                    assert refs is not None
+                    got = self._close_to(find, s0, refs[i])
                     if got is not None:
                         near.append((got[0], i, got[1]))
                 for _, i, m in sorted(near, key=lambda x: (x[0], x[1]))[: max(0, count - len(out))]:

@@ -451,6 +451,8 @@ def goal_search(
                     return GoalReach("reached", whole, prop, case, note=note, goals=asked)
             if deadline is not None and time.monotonic() > deadline:
                 return GoalReach("unknown", note="stopped by the time limit", goals=asked)
+    if deadline is not None and time.monotonic() > deadline:  # a question or a goal left unasked
+        return GoalReach("unknown", note="stopped by the time limit", goals=asked)
     note = f"{len(asked)} goal(s) from the solver, none reached within {budget} steps each"
     return GoalReach("unreached", note=note, goals=asked)
 

@@ -180,3 +180,25 @@ def test_a_goal_asked_near_reference_states_is_the_nearest_and_searched_from_the
     assert status == "reached" and trace is not None
     assert [st.state.v for st in trace.steps[: len(summoned)]] == [st.state.v for st in summoned]
     assert len(trace) == len(summoned) and trace.steps[-1].action == "normal_summon"
+
+
+def test_the_goal_stage_stopped_by_the_time_limit_leaves_the_mutant_unknown() -> None:
+    """A time limit never turns into "nothing found": the goal stage says it was stopped, and `kill` reports
+    the mutant unknown rather than survived."""
+    import time
+
+    from duelcheck.engines.goal import goal_search
+
+    rules = Rules()
+    mutant = mu.mutant_by_id("compare:replay_select:3", rules)
+    a = TransitionSystem(rules)
+    facts = lemma_facts(a, mu.lemma_checks(LEMMAS))
+    facts(a.sym_state("@made"))
+    b = TransitionSystem(rules)
+    dis = disagreement(a, b, lambda: mu.activated(mutant))
+    with mu.activated(mutant):
+        got = goal_search(b, GoalQuestions(b, facts, INVARIANTS), lambda p, c, t: True, dis.actions, time.monotonic())
+    assert got.status == "unknown" and got.trace is None
+    seeded = mu.Seeded(a, dis, mu.lemma_checks(LEMMAS), set(LEMMAS), {}, facts)
+    with mu.activated(mutant):
+        assert mu._goal_kill(b, seeded, INVARIANTS, "auto", time.monotonic()) == "stopped"

@@ -57,6 +57,7 @@ WALK = 40  # steps of one walk from an archived state
 GOAL_SEED = 17
 CLOSE_TRIES = 12  # refutations let go of before a reference state is left
 REF_TRIES = 5  # reference states asked for each action and turn player
+QUESTIONS = 60  # questions asked near reference states in all (a mutant of three actions asked 360 otherwise)
 REFUSALS = 10  # states meeting a goal whose tail is refused or not certified before the goal is left
 NEAR = 6  # the plays to the states nearest a goal no walk reached, kept for a short symbolic search from there
 RLIMIT = 20_000_000  # the solver's resource limit for one question (deterministic, unlike a time limit)
@@ -128,6 +129,7 @@ class GoalQuestions:
         self.b = b
         self.lemma_facts = lemma_facts
         self.goals = [Goal(p, c) for p in props for c in p.checks if p.kind == "always"]
+        self.asked = 0  # the questions asked near reference states, over every call (at most QUESTIONS)
 
     def _violations(self, st: Any) -> list[tuple[Goal, Any]]:
         view = ActionView(st.act, st.params, symbolic=True)
@@ -189,6 +191,8 @@ class GoalQuestions:
                 for i in picked:
                     if deadline is not None and time.monotonic() > deadline:
                         break
+                    if self.asked >= QUESTIONS:
+                        break
                     assert refs is not None
                     got = self._close_to(find, s0, refs[i])
                     if got is not None:
@@ -221,6 +225,7 @@ class GoalQuestions:
             live = set(keys)
             for _ in range(CLOSE_TRIES):
                 check_interrupt()
+                self.asked += 1
                 answer = find.check(*(marks[key] for key in keys if key in live))
                 if answer == z3.sat:
                     m = find.model()

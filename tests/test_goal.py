@@ -4,6 +4,7 @@ and the concrete search reaches a goal many turns deep, the same play on every r
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import z3
 
@@ -66,17 +67,23 @@ def test_a_goal_refused_by_accept_is_not_reached() -> None:
     assert status == "unreached" and trace is None
 
 
-@functools.cache
-def _replay_select_goal() -> Target:
-    """The solver's first goal for the comparison mutant that lets a replay's new target be zone 5 of 5 (it
-    reads as the fifth zone in the symbolic semantics and as no zone in the concrete one)."""
+def _setting(mutant_id: str) -> tuple[mu.Mutant, TransitionSystem, Any, TransitionSystem, Any]:
+    """A mutant of the official rules, the rules' system and their lemmas (made with no mutant in force), the
+    mutant's system and where it disagrees with the rules."""
     rules = Rules()
-    mutant = mu.mutant_by_id("compare:replay_select:3", rules)
+    mutant = mu.mutant_by_id(mutant_id, rules)
     a = TransitionSystem(rules)
     facts = lemma_facts(a, mu.lemma_checks(LEMMAS))
     facts(a.sym_state("@made"))
     b = TransitionSystem(rules)
-    dis = disagreement(a, b, lambda: mu.activated(mutant))
+    return mutant, a, facts, b, disagreement(a, b, lambda: mu.activated(mutant))
+
+
+@functools.cache
+def _replay_select_goal() -> Target:
+    """The solver's first goal for the comparison mutant that lets a replay's new target be zone 5 of 5 (it
+    reads as the fifth zone in the symbolic semantics and as no zone in the concrete one)."""
+    mutant, _, facts, b, dis = _setting("compare:replay_select:3")
     with mu.activated(mutant):
         goals = GoalQuestions(b, facts, INVARIANTS).targets(1, dis.actions, 1)
     assert len(goals) == 1
@@ -156,13 +163,7 @@ def test_a_goal_asked_near_reference_states_is_the_nearest_and_searched_from_the
     from duelcheck.engines.base import Result
     from duelcheck.engines.sim import replay_prefix
 
-    rules = Rules()
-    mutant = mu.mutant_by_id("drop:normal_summon:10", rules)
-    a = TransitionSystem(rules)
-    facts = lemma_facts(a, mu.lemma_checks(LEMMAS))
-    facts(a.sym_state("@made"))
-    b = TransitionSystem(rules)
-    dis = disagreement(a, b, lambda: mu.activated(mutant))
+    mutant, a, facts, b, dis = _setting("drop:normal_summon:10")
     summoned = replay_prefix(a, REPLAY_DIRECT[:2])
     assert summoned[-1].action == "normal_summon"
     refs = [summoned[:1], summoned]
@@ -189,13 +190,7 @@ def test_the_goal_stage_stopped_by_the_time_limit_leaves_the_mutant_unknown() ->
 
     from duelcheck.engines.goal import goal_search
 
-    rules = Rules()
-    mutant = mu.mutant_by_id("compare:replay_select:3", rules)
-    a = TransitionSystem(rules)
-    facts = lemma_facts(a, mu.lemma_checks(LEMMAS))
-    facts(a.sym_state("@made"))
-    b = TransitionSystem(rules)
-    dis = disagreement(a, b, lambda: mu.activated(mutant))
+    mutant, a, facts, b, dis = _setting("compare:replay_select:3")
     with mu.activated(mutant):
         got = goal_search(b, GoalQuestions(b, facts, INVARIANTS), lambda p, c, t: True, dis.actions, time.monotonic())
     assert got.status == "unknown" and got.trace is None

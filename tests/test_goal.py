@@ -1,5 +1,5 @@
 """The goal-directed deep search (engines/goal.py): the solver's goal is a few cells that imply the violation,
-and the concrete search reaches a goal many turns deep, the same play on every run."""
+and the concrete search reaches a goal turns deep, the same play on every run."""
 
 from __future__ import annotations
 

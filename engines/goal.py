@@ -46,9 +46,10 @@ import z3
 from duelcheck.engines.base import Trace
 from duelcheck.engines.bmc import Goal, Unrolling
 from duelcheck.engines.limits import check_interrupt
+from duelcheck.engines.seeded import goal_template
 from duelcheck.model.state import PARAMS, Key, State
 from duelcheck.model.system import Step, TransitionSystem
-from duelcheck.properties.catalog import ActionView, Check, Property
+from duelcheck.properties.catalog import Check, Property
 
 GOALS = 3  # goals asked of the solver for each tail length
 TAILS = (1, 2)  # the tail's lengths, in steps of the variant from the goal state
@@ -132,15 +133,13 @@ class GoalQuestions:
         self.asked = 0  # the questions asked near reference states, over every call (at most QUESTIONS)
 
     def _violations(self, st: Any) -> list[tuple[Goal, Any]]:
-        view = ActionView(st.act, st.params, symbolic=True)
-        out = []
-        for g in self.goals:
-            c: Check = g.check
-            v = c.eval(st.pre, view, st.post) if c.on == "step" else c.eval(None, None, st.post)
-            t = z3.Not(z3.BoolVal(v) if isinstance(v, bool) else v)
-            if not z3.is_false(z3.simplify(t)):
-                out.append((g, t))
-        return out
+        """Each invariant's violation at step `st`, where it can be violated: the seeded search's terms, made once
+        per system over a template step (engines/seeded.py `goal_template`) and copied here by substitution."""
+        template, terms = goal_template(self.b, self.goals)
+        pairs = [(template.pre.v[key], st.pre.v[key]) for key in self.b.keys]
+        pairs += [(template.post.v[key], st.post.v[key]) for key in self.b.keys]
+        pairs += [(template.act, st.act)] + [(template.params[name], st.params[name]) for name in PARAMS]
+        return [(g, z3.substitute(t, *pairs)) for g, t in zip(self.goals, terms, strict=True) if t is not None]
 
     def targets(
         self,

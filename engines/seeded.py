@@ -174,7 +174,7 @@ def seeded_search(
     u = Unrolling(b, start)  # B's plays
     facts = Unrolling(a, None, lemmas)  # A's lemmas, made once over a template state and copied per state
     apart = start is None and a.init().v != b.init().v  # the duels start apart: no play of B follows A's
-    template, targets = _goal_template(b, goals)
+    template, targets = goal_template(b, goals)
     session = open_session(solver, None, deadline)
     refused = 0
     try:
@@ -242,7 +242,7 @@ def seeded_search(
         session.close()
 
 
-def _goal_template(b: TransitionSystem, goals: list[Goal]) -> tuple[SymStep, list[Any]]:
+def goal_template(b: TransitionSystem, goals: list[Goal]) -> tuple[SymStep, list[Any]]:
     """Each goal's term (its invariant violated) over one template step of B, made once per system and process
     and copied to each depth by substitution (evaluating every invariant again at each depth cost more than the
     solver's answers: no-deadlock alone runs every action's guard)."""
@@ -266,4 +266,4 @@ def _is(v: Any, values: dict[str, Any]) -> Any:
     return v == (bool(x) if z3.is_bool(v) else x)
 
 
-__all__ = ["Disagreement", "SeededReach", "action_effects", "disagreement", "seeded_search"]
+__all__ = ["Disagreement", "SeededReach", "action_effects", "disagreement", "goal_template", "seeded_search"]

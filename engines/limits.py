@@ -28,7 +28,15 @@ from duelcheck.interrupts import _INTERRUPTED, check_interrupt, install_sigint_h
 # and swallow the Ctrl-C, so the run went on with an `unknown`. The watchdog below does that work and records it.
 z3.set_param("ctrl_c", False)
 
-__all__ = ["Watchdog", "check_interrupt", "install_sigint_handler"]
+__all__ = ["Watchdog", "check_interrupt", "clear_interrupt", "install_sigint_handler"]
+
+
+def clear_interrupt() -> None:
+    """Undo an interrupt of Z3's context that no call consumed (one sent between questions, or after the
+    last): it stays pending and breaks the next user of the context (a solver's `push` raised "operator not
+    supported, apply simplifier" deriving the phase graph after a run whose time limit had passed). A
+    question of its own clears it."""
+    z3.Solver().check()
 
 
 class Watchdog:
@@ -82,8 +90,10 @@ class Watchdog:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._done.set()
         if self._thread is not None:
-            self._thread.join(timeout=1)
+            self._thread.join()  # within one select (a quarter of a second): no interrupt comes after this
         _INTERRUPTED[0] = False  # acted upon: a library caller may run again
+        if self.interrupted or self.expired:
+            clear_interrupt()
         if self._pair is not None:
             signal.signal(signal.SIGINT, self._old_handler)
             signal.set_wakeup_fd(self._old_fd if self._old_fd is not None else -1)

@@ -325,6 +325,19 @@ def test_a_goal_past_its_own_time_limit_is_unknown_and_its_session_goes_on() -> 
     assert results["reach-main2"].verdict == "found"
 
 
+def test_a_time_limit_passing_between_questions_leaves_the_solver_usable() -> None:
+    """The watchdog interrupts Z3 when the limit passes; with no question running the interrupt stayed
+    pending and broke the next user of the process (the phase graph's solver refused its own terms)."""
+    from duelcheck.engines.limits import Watchdog
+    from duelcheck.graph import phase_graph
+    from duelcheck.rules import Rules
+
+    with Watchdog(time.monotonic()) as dog:
+        while not dog.expired:
+            time.sleep(0.05)
+    assert len(phase_graph(Rules()).edges) > 10
+
+
 def _goals(prop: Any) -> list[Any]:
     from duelcheck.engines.bmc import Goal
 

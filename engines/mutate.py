@@ -1324,6 +1324,15 @@ def _agreeing_starts(ts: Any, seeded: Seeded, labels: list[str]) -> tuple[list[A
     return starts, how
 
 
+def _rerooted(starts: list[Any], how: list[list[Any]], trace: Any) -> Any:
+    """A trace of a search from one of `starts` as the play from the start of the duel: the play to its start
+    (`how`, one per start), then its steps."""
+    from duelcheck.engines.base import Trace
+
+    i = next(i for i, st in enumerate(starts) if st.v == trace.steps[0].state.v)
+    return Trace([*how[i], *trace.steps[1:]])
+
+
 def _seeded_kill(
     ts: Any,
     seeded: Seeded,
@@ -1337,18 +1346,14 @@ def _seeded_kill(
     """The seeded search for a violation under the mutant (engines/seeded.py), from the start of the duel or
     (`far`) from the states of the rules' plays the mutant reaches alike: a certified `violated` result, or
     None; and what the search said (unreached up to a depth, or why it gave no answer)."""
-    from duelcheck.engines.base import Result, Trace
+    from duelcheck.engines.base import Result
     from duelcheck.engines.seeded import seeded_search
 
     group: list[tuple[list[Any], list[list[Any]]]] = []  # the far search's starts and their plays, if any
 
     def whole(trace: Any) -> Any:
         """The play from the start of the duel: a far search's trace after the rules' play to its start."""
-        if not group:
-            return trace
-        starts, how = group[-1]
-        i = next(i for i, st in enumerate(starts) if st.v == trace.steps[0].state.v)
-        return Trace([*how[i], *trace.steps[1:]])
+        return _rerooted(*group[-1], trace) if group else trace
 
     def accept(goal: Any, trace: Any) -> bool:
         r = Result(goal.prop.name, goal.check.label, "always", "violated", depth, 0.0, "seeded", whole(trace))
@@ -1416,7 +1421,7 @@ def _goal_kill(ts: Any, seeded: Seeded, invariants: list[Any], solver: str, dead
     duel, then by the seeded search `FAR_DEPTH` steps on from the states nearest it (the last steps of a
     setting-up). A certified `violated` result, shortened by delta debugging, None, or "stopped" (the time
     limit struck first)."""
-    from duelcheck.engines.base import Result, Trace
+    from duelcheck.engines.base import Result
     from duelcheck.engines.goal import GoalQuestions, goal_search
     from duelcheck.engines.seeded import seeded_search
 
@@ -1438,8 +1443,7 @@ def _goal_kill(ts: Any, seeded: Seeded, invariants: list[Any], solver: str, dead
                 how.append(play)
 
         def whole(trace: Any) -> Any:
-            i = next(i for i, st in enumerate(starts) if st.v == trace.steps[0].state.v)
-            return Trace([*how[i], *trace.steps[1:]])
+            return _rerooted(starts, how, trace)
 
         got = seeded_search(
             seeded.rules_ts, ts, seeded.dis, seeded.lemmas, invariants, FAR_DEPTH, 0, solver, deadline,

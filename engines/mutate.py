@@ -98,7 +98,12 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    breaks an invariant (the opponent's fifth Monster Zone filled and a replay due), a concrete search walks
    the mutant's plays from the start of the duel towards those cells, and the seeded search runs again from
    the states it came nearest: a setting-up hundreds of steps long that no play above makes. Its budgets are
-   counted in solver resources and steps, not time; when the time limit stops it the mutant is unknown.
+   counted in solver resources and steps, not time; when the time limit stops it the mutant is unknown;
+6. last, the seeded search from the states of the rules' own plays again, `FAR_LAST` steps on, one more than
+   `FAR_DEPTH` (measured: a chain link resolving after a draw from an empty deck has ended the duel mid-chain,
+   the dropped "the duel is over" guard of `resolve`, needs 7 steps from a state of the deck-out play, the
+   Main Phase of the player whose deck is empty: a Spell, a pass, a Quick-Play Spell that draws, two passes,
+   two resolutions; killed in about 70 s on a shared machine, where 6 steps left it a survivor).
 A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
 concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
 `not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
@@ -159,6 +164,7 @@ SEEDED_TAILS = (2,)
 # and from the states of the rules' own plays and of FAR_WALKS seeded random plays under the rules (up to
 # FAR_WALK_LENGTH steps, or the end of the duel), this many steps on, a tail of one step
 FAR_DEPTH = 6
+FAR_LAST = 7  # and, for the mutants nothing else settled, this many
 # the goal-directed search asks its goals near every REF_STRIDE-th state of the rules' plays (at most REFS)
 REF_STRIDE, REFS = 60, 40
 FAR_WALKS, FAR_WALK_LENGTH, FAR_SEED = 3, 700, 11
@@ -1775,6 +1781,13 @@ def kill(
                         done = {r.label: f"{r.verdict} ({r.length})" for r in results}
                         return _outcome("unknown", "the goal-directed search was stopped by the time limit", done)
                     results += [deep_hit] if deep_hit is not None else []
+                    if deep_hit is None:  # last: the far search one step deeper
+                        far_hit, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
+                        if far_hit is None and deadline is not None and time.monotonic() > deadline:
+                            done = {r.label: f"{r.verdict} ({r.length})" for r in results}
+                            note = f"the seeded search {FAR_LAST} steps on was stopped by the time limit"
+                            return _outcome("unknown", note, done)
+                        results += [far_hit] if far_hit is not None else []
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:

@@ -94,3 +94,28 @@ REPLAY_DIRECT = [  # turn 2: an attack on the only monster, destroyed in answer;
     ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 0}),
     ("replay_select", {"tzone": DIRECT}),
 ]
+
+
+# the plainest way on through a duel: the normal draw when due, else the step ended, the Battle Phase chosen
+# where it may be (it passes with no attack), the End Phase otherwise, a discard when the hand is over the limit
+PLAIN_WAY_ON = [
+    ("normal_draw", {}),
+    ("end_step", {"choice": TO_BATTLE}),
+    ("end_step", {"choice": NO_CHOICE}),
+    ("end_step", {"choice": TO_END}),
+    ("discard", {}),
+]
+
+
+def played_until(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], done: Any) -> list[Any]:
+    """`moves` made, then the plainest way on until `done(state)`."""
+    state, play = ts.init(), list(moves)
+    for move, given in moves:
+        out = ts.apply(state, move, given)
+        assert out.ok and out.state is not None, move
+        state = out.state
+    while not done(state):
+        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
+        play.append((move, given))
+        state = ts.apply(state, move, given).state
+    return play

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import z3
 from click.testing import CliRunner
-from conftest import REPLAY_DIRECT, walk
+from conftest import REPLAY_DIRECT, played_until, walk
 
 from duelcheck.cli import main
 from duelcheck.counterexamples.certify import certify
@@ -657,35 +657,10 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
     assert out["status"] == "unknown" and "reach-set-spell-trap" in out["note"], out
 
 
-# the plainest way on through a duel: the normal draw when due, else the step ended, the Battle Phase chosen
-# where it may be (it passes with no attack), the End Phase otherwise, a discard when the hand is over the limit
-PLAIN_WAY_ON = [
-    ("normal_draw", {}),
-    ("end_step", {"choice": TO_BATTLE}),
-    ("end_step", {"choice": NO_CHOICE}),
-    ("end_step", {"choice": TO_END}),
-    ("discard", {}),
-]
-
-
-def _played_until(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], done: Any) -> list[Any]:
-    """`moves` made, then the plainest way on until `done(state)`."""
-    state, play = ts.init(), list(moves)
-    for move, given in moves:
-        out = ts.apply(state, move, given)
-        assert out.ok and out.state is not None, move
-        state = out.state
-    while not done(state):
-        move, given = next((m, g) for m, g in PLAIN_WAY_ON if ts.apply(state, m, g).ok)
-        play.append((move, given))
-        state = ts.apply(state, move, given).state
-    return play
-
-
 def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
     """`moves` made, then the plainest way on until `turn` is past its Main Phase 1."""
     before = (Phase.DRAW, Phase.STANDBY, Phase.MAIN1)
-    return _played_until(ts, moves, lambda s: s.g("turn") >= turn and s.g("phase") not in before)
+    return played_until(ts, moves, lambda s: s.g("turn") >= turn and s.g("phase") not in before)
 
 
 @pytest.mark.parametrize(
@@ -793,7 +768,7 @@ def test_a_card_played_as_another_is_caught_by_cards_as_played(mutant_id: str) -
 
 def _to_main1(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
     """`moves` made, then the plainest way on until Main Phase 1 of `turn` begins."""
-    return _played_until(ts, moves, lambda s: s.g("turn") == turn and s.g("phase") == Phase.MAIN1)
+    return played_until(ts, moves, lambda s: s.g("turn") == turn and s.g("phase") == Phase.MAIN1)
 
 
 def _caught(mutant_id: str, prop: str, play: list[Any]) -> Any:
@@ -861,7 +836,7 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
     """Priority not given to the turn player at the hand-limit discard (write:pass:35): `well-formed`."""
-    play = _played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
+    play = played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
     r = _caught("write:pass:35", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import z3
-from conftest import walk
+from conftest import played_until, walk
 
 from duelcheck.counterexamples.certify import certify
 from duelcheck.engines import mutate as mu
@@ -168,6 +168,30 @@ def test_the_far_search_starts_from_the_states_of_a_play_the_rules_make() -> Non
         before = r.trace.steps[-2].state
         assert before.g("deck", before.tp) == 1 and r.trace.steps[-1].state.g("winner") != 0
         assert "from step" in r.note and len(r.trace) > 10
+
+
+def test_a_duel_ended_mid_chain_needs_the_far_search_one_step_deeper() -> None:
+    """The dropped "the duel is over" guard of `resolve` (drop:resolve:0): a chain link still resolves after a
+    draw from an empty deck has ended the duel mid-chain. From the states of a plain play to the Main Phase of
+    a player whose deck is empty the violation is 7 steps on (a Spell, the opponent's pass, a Quick-Play Spell
+    that draws, two passes, two resolutions): the far search at FAR_DEPTH (6) misses it, at FAR_LAST finds it."""
+    from duelcheck.model.cards import Phase
+
+    assert mu.FAR_LAST == mu.FAR_DEPTH + 1 == 7
+    rules = Rules(deck_size=6)  # the second player's first draw takes the last card: a play of 7 steps
+    ts = TransitionSystem(rules)
+    play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
+    m = mu.mutant_by_id("drop:resolve:0")
+    seeded = mu.seeded_setup(rules, ts, m, [], {"a plain play to an empty deck": play})
+    with mu.activated(m):
+        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_DEPTH, 0, "auto", None, far=True)
+        assert none is None, none
+        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_LAST, 0, "auto", None, far=True)
+    assert r is not None and r.prop == "nothing-after-the-duel" and r.trace is not None, why
+    with mu.activated(m):
+        certify(ts, BY_NAME[r.prop].checks[0], r.trace, False)
+    last = r.trace.steps[-1]
+    assert last.action == "resolve" and r.trace.steps[-2].state.g("winner") != 0
 
 
 def test_several_starts_are_stated_cell_by_cell_and_the_selector_names_the_start() -> None:

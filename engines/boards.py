@@ -46,6 +46,7 @@ from duelcheck.engines.base import Trace
 from duelcheck.engines.bmc import Start, Unrolling, deepen_once
 from duelcheck.engines.limits import check_interrupt
 from duelcheck.engines.mutate import EXCLUDED_PREFIXES, hooked
+from duelcheck.engines.mutate import twin_check as mutate_twin
 from duelcheck.engines.smt import SAT, UNSAT, open_session
 from duelcheck.errors import InputError, InternalError
 from duelcheck.log import (
@@ -1022,30 +1023,9 @@ def classify(
 
 def twin_check(ts: TransitionSystem, ag: ActionGuards, g: Goal) -> Check:
     """The illegal twin as a witness over any symbolic state: some parameters in their domains with which
-    every other conjunct of the action holds and this one fails (the guard terms, written over the template
-    state, rewritten over the state asked about)."""
+    every other conjunct of the action holds and this one fails (engines/mutate.py `twin_check`)."""
     assert g.guard is not None
-    i = g.guard.index
-    params = {name: PARAMS[name].z3var(f"@twin@{g.name}") for name in ag.params}
-    domain = [PARAMS[name].domain(params[name]) for name in params]
-
-    def value(template: Any, v: Any) -> Any:  # a concrete state's value as a term of the template's sort
-        if isinstance(v, z3.ExprRef):
-            return v
-        return z3.BoolVal(bool(v)) if z3.is_bool(template) else z3.BitVecVal(int(v), template.size())
-
-    def twin(s: State) -> Any:
-        pairs = [(ag.pre.v[k], value(ag.pre.v[k], s.v[k])) for k in ts.keys]
-        pairs += [(ag.params[name], params[name]) for name in params]
-        terms = [z3.substitute(t, *pairs) for t in ag.terms]
-        term = z3.And(*domain, *(t for j, t in enumerate(terms) if j != i), z3.Not(terms[i]))
-        if s.k.symbolic:
-            return term
-        solver = z3.Solver()  # a concrete state: whether some parameters make the twin there
-        solver.add(term)
-        return solver.check() == z3.sat
-
-    return Check(g.name, "state", twin, "sometimes")
+    return mutate_twin(ts, ag.pre, ag.params, ag.terms, g.guard.index, g.name)
 
 
 def unreachable_by_induction(

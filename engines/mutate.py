@@ -37,7 +37,10 @@ Equivalent mutants are proved, not guessed. Dropping guard g of action X changes
 meeting the invariants proved for all depths (engines/kind.py, the suite under the rules as written), the other
 guards of X imply g: one solver question, unsat of lemmas(s) and the other guards of X(s, params) and not g.
 Such a guard is redundant: a rule stated twice (implied by the other guards alone) or a dead rule (implied
-only given the invariants: no reachable state needs it). Every other mutant is asked the general question
+only given the invariants: no reachable state needs it). Where that question finds a state, induction is asked
+whether a play makes one (`_twin_unreachable`: the guard's twin, the boards' question, its absence proved for
+all depths): a proof is a dead rule too (a discard with the duel won: nothing is done while discarding, and the
+discard begins only from a step that needs the duel going on). Every other mutant is asked the general question
 (`same_steps`): for each action it changes, in every state meeting those invariants and for every parameter,
 does the mutant allow the step exactly when the rules do, making the same game state? Unsat for each action
 is a proof that the mutant and the rules are one transition system on the reachable states: dead code (a
@@ -400,6 +403,33 @@ def guard_terms(ts: Any, action: str, tag: str = "@g") -> GuardTerms:
         raise InternalError(f"{action}: {len(sites)} require calls but {len(n.guards)} guard conjuncts")
     terms = [z3.BoolVal(g) if isinstance(g, bool) else g for g, _ in n.guards]
     return GuardTerms(sites, terms, pre, pvars)
+
+
+def twin_check(ts: Any, pre: Any, params: dict[str, Any], terms: list[Any], at: int, name: str) -> Check:
+    """The twin of guard conjunct `at` of an action (`terms`, over the template state `pre` and parameters
+    `params`) as a witness over any state: some parameters in their domains with which every other conjunct
+    holds and this one fails. Where no reachable state has it, dropping the guard changes no step: the boards'
+    illegal twin is unreachable, and the mutant that drops it is equivalent."""
+    fresh = {p: PARAMS[p].z3var(f"@twin@{name}") for p in params}
+    domain = [PARAMS[p].domain(fresh[p]) for p in fresh]
+
+    def value(template: Any, v: Any) -> Any:  # a concrete state's value as a term of the template's sort
+        if isinstance(v, z3.ExprRef):
+            return v
+        return z3.BoolVal(bool(v)) if z3.is_bool(template) else z3.BitVecVal(int(v), template.size())
+
+    def twin(s: Any) -> Any:
+        pairs = [(pre.v[k], value(pre.v[k], s.v[k])) for k in ts.keys]
+        pairs += [(params[p], fresh[p]) for p in params]
+        mine = [z3.substitute(t, *pairs) for t in terms]
+        term = z3.And(*domain, *(t for j, t in enumerate(mine) if j != at), z3.Not(mine[at]))
+        if s.k.symbolic:
+            return term
+        solver = z3.Solver()  # a concrete state: whether some parameters make the twin there
+        solver.add(term)
+        return solver.check() == z3.sat
+
+    return Check(name, "state", twin, "sometimes")
 
 
 @functools.lru_cache(maxsize=4)
@@ -839,6 +869,12 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
 
     answer = implied(facts)
     if answer == z3.sat:
+        # a state meeting the lemmas where it matters: whether a reachable one has it, asked of induction
+        if _twin_unreachable(ts, g, at, mutant.id, lemmas):
+            return "equivalent", (
+                f"a dead rule: no reachable state has the other guards of {mutant.action} holding and this one "
+                "failing (proved for all depths by induction)"
+            )
         return "not-equivalent", ""
     if answer != z3.unsat:
         return "unknown", "the equivalence question was not settled within the solver's resource limit"
@@ -848,6 +884,25 @@ def equivalence(rules: Rules, mutant: Mutant, lemmas: Sequence[str | Check]) -> 
         f"a dead rule: the other guards of {mutant.action} imply it in every state meeting the {len(lemmas)} "
         "invariants proved for all depths"
     )
+
+
+def _twin_unreachable(ts: Any, g: GuardTerms, at: int, name: str, lemmas: Sequence[str | Check]) -> bool:
+    """Whether no reachable state has guard `at`'s twin (the other guards holding, this one failing), proved for
+    all depths by induction (engines/kind.py `prove_negation`: on its own, with the lemmas, then k-induction):
+    where the one-state question finds a state meeting the lemmas, induction may still show that no play makes
+    it (a discard with the duel won: the discard needs the End Phase, reached only while the duel goes on).
+    The lemmas are the suite's invariants named (proved under the rules as written by the caller); with checks
+    given instead, no induction is asked. Fixed resource limits, no clock."""
+    from duelcheck.engines.kind import Induction
+    from duelcheck.properties import BY_NAME
+
+    names = [x for x in lemmas if isinstance(x, str)]
+    if not names or len(names) != len(lemmas):
+        return False
+    suite = [BY_NAME[x] for x in names if BY_NAME[x].kind == "always"]
+    induction = Induction(ts)
+    induction._suite, induction.proved = suite, set(names)  # proved already: not proved again
+    return bool(induction.prove_negation(twin_check(ts, g.pre, g.params, g.terms, at, name), suite))
 
 
 def _one_step(ts: Any, name: str, pre: Any, pvars: dict[str, Any]) -> tuple[Any, dict[Any, Any]]:

@@ -8,6 +8,7 @@ invariant proved on its own), one local Dask cluster of one worker. About a minu
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 import time
@@ -31,7 +32,7 @@ from duelcheck.model.cards import DIRECT, HAND, NO_CHOICE, TO_BATTLE, TO_END, Co
 from duelcheck.model.rules import ACTION_BY_NAME, ACTION_CODE
 from duelcheck.model.state import PARAMS, State
 from duelcheck.model.system import TransitionSystem
-from duelcheck.properties import BY_NAME, Check, Property
+from duelcheck.properties import BY_NAME, PROPERTIES, Check, Property
 from duelcheck.properties.catalog import ActionView
 from duelcheck.rules import Rules
 
@@ -229,6 +230,25 @@ def test_a_guard_implied_by_another_and_a_proved_invariant_is_an_equivalent_muta
     assert status == "equivalent" and "stated twice" in why
     # negated guards are never asked (not the question this proves)
     assert mu.equivalence(Rules(), mu.mutant_by_id("negate:pass:7"), [])[0] == "not-equivalent"
+
+
+def test_a_dropped_guard_whose_twin_no_play_reaches_is_equivalent_by_induction() -> None:
+    """The dropped "the duel is over" guard of `discard`: a state meeting every proved invariant where a player
+    who has won is discarding exists (nothing says otherwise), so the one-state question finds one; induction
+    shows no play makes it (the discard begins only from a step that needs the duel going on, and nothing is
+    done while discarding): a dead rule, proved. Dropping the guard that a discard is due is not equivalent."""
+    invariants = [p for p in PROPERTIES if p.kind == "always"]
+    cache = Path(os.environ["DUELCHECK_CACHE"])
+    proved = sorted(Induction(TransitionSystem(Rules()), cache=cache).prove_suite(invariants))
+    over = mu.mutant_by_id("drop:discard:0")
+    assert over.reason == "<duel_over> The rule that ended the duel, for a judge refusing any later action."
+    assert mu.equivalence(Rules(), over, [c for n in proved for c in BY_NAME[n].checks if c.on == "state"])[0] == (
+        "not-equivalent"
+    )  # the same invariants as checks: the one-state question alone
+    status, why = mu.equivalence(Rules(), over, proved)
+    assert status == "equivalent" and "induction" in why, why
+    due = mu.mutant_by_id("drop:discard:1")
+    assert mu.equivalence(Rules(), due, proved)[0] == "not-equivalent"
 
 
 def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_rule() -> None:

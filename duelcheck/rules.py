@@ -96,12 +96,31 @@ def _fail(path: str, key: str, msg: str) -> InputError:
     return InputError(f"{path}: {key}: {msg}")
 
 
+PRESET_KEYS = ("description", "aliases", "rules")  # the top level of a preset's file (duelcheck/presets/)
+
+
+def _unwrap_preset(data: dict[str, Any], path: str) -> tuple[dict[str, Any], str]:
+    """A file in a preset's own shape (`description`, `aliases`, its knobs in a `[rules]` table) gives the knobs
+    of that table, and the prefix that names them in an error; any other mapping is the knobs themselves."""
+    if not isinstance(data.get("rules"), dict):
+        return data, ""
+    for key, value in data.items():
+        if key not in PRESET_KEYS:
+            raise _fail(path, key, "unknown key beside a [rules] table; expected one of " + ", ".join(PRESET_KEYS))
+        if key == "description" and not isinstance(value, str):
+            raise _fail(path, key, "expected a string")
+        if key == "aliases" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise _fail(path, key, "expected a list of strings")
+    return dict(data["rules"]), "rules."
+
+
 def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
-    """Validate a mapping of rule parameters; an optional `preset` key starts from a named preset."""
-    data = dict(data)
+    """Validate a mapping of rule parameters; an optional `preset` key starts from a named preset. A preset's
+    own file (its knobs in a `[rules]` table) is read as the knobs of that table."""
+    data, prefix = _unwrap_preset(dict(data), path)
     preset = data.pop("preset", "official")
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise _fail(path, "preset", f"expected one of {', '.join(sorted(PRESETS))}")
+        raise _fail(path, prefix + "preset", f"expected one of {', '.join(sorted(PRESETS))}")
     merged = {**PRESETS[preset], **data}
     try:
         return Rules(**merged)
@@ -118,7 +137,7 @@ def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
                 want = "one of " + ", ".join(repr(v) for v in getattr(annotation, "__args__", ()))
             want = want or "a valid value"
             msg = f"{err['msg']} (expected {want})"
-        raise _fail(path, key, msg) from None
+        raise _fail(path, prefix + key, msg) from None
     except ValueError as exc:  # cross-field checks
         raise _fail(path, "(file)", str(exc)) from None
 

@@ -48,6 +48,30 @@ def test_check_runs_under_each_preset_by_name(tmp_path: Any, name: str) -> None:
     assert report["results"][0]["verdict"] == "holds"
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ('description = 3\n[rules]\nhand_limit = 5\n', ": description: expected a string"),
+        ('description = "x"\n[rules]\nhand_limt = 5\n', ": rules.hand_limt: unknown key"),
+        ('description = "x"\nfoo = 1\n[rules]\nhand_limit = 5\n', ": foo: unknown key beside a [rules] table"),
+        ('aliases = "x"\n[rules]\nhand_limit = 5\n', ": aliases: expected a list of strings"),
+        ('[rules]\nhand_limit = "six"\n', ": rules.hand_limit: "),
+    ],
+)
+def test_a_preset_shaped_file_is_read_by_path_and_its_errors_name_the_key(
+    tmp_path: Any, text: str, place: str
+) -> None:
+    for name, preset in PRESET_FILES.items():  # a shipped preset's file given as a path: the preset's knobs
+        assert load_rules(str(preset.path)) == load_rules(name)
+    custom = tmp_path / "mine.toml"
+    custom.write_text('description = "mine"\naliases = []\n[rules]\npreset = "speed"\nhand_limit = 5\n')
+    assert load_rules(str(custom)) == rules_from_mapping({"preset": "speed", "hand_limit": 5})
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    code, _, err = run("check", "--rules", str(bad))
+    assert code == 2 and err.count("\n") == 1 and f"{bad}{place}" in err, err
+
+
 def test_an_unknown_preset_is_one_line_with_a_hint() -> None:
     code, _, err = run("check", "--rules", "gaot")
     assert code == 2 and err.count("\n") == 1 and "did you mean goat" in err

@@ -51,16 +51,14 @@ def test_check_runs_under_each_preset_by_name(tmp_path: Any, name: str) -> None:
 @pytest.mark.parametrize(
     ("text", "place"),
     [
-        ('description = 3\n[rules]\nhand_limit = 5\n', ": description: expected a string"),
+        ("description = 3\n[rules]\nhand_limit = 5\n", ": description: expected a string"),
         ('description = "x"\n[rules]\nhand_limt = 5\n', ": rules.hand_limt: unknown key"),
         ('description = "x"\nfoo = 1\n[rules]\nhand_limit = 5\n', ": foo: unknown key beside a [rules] table"),
         ('aliases = "x"\n[rules]\nhand_limit = 5\n', ": aliases: expected a list of strings"),
         ('[rules]\nhand_limit = "six"\n', ": rules.hand_limit: "),
     ],
 )
-def test_a_preset_shaped_file_is_read_by_path_and_its_errors_name_the_key(
-    tmp_path: Any, text: str, place: str
-) -> None:
+def test_a_preset_shaped_file_is_read_by_path_and_its_errors_name_the_key(tmp_path: Any, text: str, place: str) -> None:
     for name, preset in PRESET_FILES.items():  # a shipped preset's file given as a path: the preset's knobs
         assert load_rules(str(preset.path)) == load_rules(name)
     custom = tmp_path / "mine.toml"

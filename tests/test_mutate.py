@@ -251,6 +251,52 @@ def test_a_dropped_guard_whose_twin_no_play_reaches_is_equivalent_by_induction()
     assert mu.equivalence(Rules(), due, proved)[0] == "not-equivalent"
 
 
+def test_a_write_the_field_always_holds_where_the_action_runs_is_dead_code_proved_by_induction() -> None:
+    """A triggered effect's link hands priority on with no pass made (seed 000: after each new link the other
+    player may respond): `trigger` without its write of `passed` leaves the flag as it was. A state meeting the
+    invariants may hold a pass with a trigger waiting, so the one-state question finds the steps differ; but no
+    play makes that state (a pass is refused while a trigger waits, and the step that makes one due clears the
+    pass): induction proves it, and the mutant is dead code. The same write dropped from `activate` is not."""
+    invariants = [p for p in PROPERTIES if p.kind == "always"]
+    cache = Path(os.environ["DUELCHECK_CACHE"])
+    proved = sorted(Induction(TransitionSystem(Rules()), cache=cache).prove_suite(invariants))
+    stale = mu.mutant_by_id("write:trigger:4")
+    assert stale.models.startswith("trigger without its write to passed "), stale.models
+    assert mu.equivalence(Rules(), stale, proved) == ("not-equivalent", "")  # the one-state question alone
+    status, why = mu.equivalence(Rules(), stale, proved, induction=True)
+    assert status == "equivalent" and "trigger" in why and "induction" in why, why
+    live = next(
+        m
+        for m in mu.all_mutants(Rules())
+        if m.kind == "write" and m.action == "activate" and m.reason.startswith("passed")
+    )
+    assert mu.equivalence(Rules(), live, proved, induction=True)[0] == "not-equivalent"
+
+
+def test_a_mutant_the_engines_do_not_kill_is_asked_of_induction_before_it_is_called_a_survivor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The induction question comes after the engines (6 to 9 s lost on each mutant that is not equivalent):
+    a survivor whose step differs only where no play goes is reported equivalent; a survivor whose step
+    differs in a reachable state stays a survivor."""
+    invariants = [p for p in PROPERTIES if p.kind == "always"]
+    cache = Path(os.environ["DUELCHECK_CACHE"])
+    proved = sorted(Induction(TransitionSystem(Rules()), cache=cache).prove_suite(invariants))
+    ran: list[str] = []
+
+    def no_kill(rules: Rules, mutant: mu.Mutant, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        ran.append(mutant.id)
+        return {"status": "survived", "killed_by": None, "kill_kind": None, "length": None, "note": "", "verdicts": {}}
+
+    monkeypatch.setattr(mu, "kill", no_kill)
+    prepared = {"lemmas": proved, "witnesses": {}}
+    dead = mu.run_mutant("write:trigger:4", Rules().model_dump(), 4, {}, prepared)
+    assert dead["status"] == "equivalent" and "induction" in dead["note"], dead
+    live = mu.run_mutant("compare:replay_select:3", Rules().model_dump(), 4, {}, prepared)
+    assert live["status"] == "survived"
+    assert ran == ["write:trigger:4", "compare:replay_select:3"]  # the engines ran first, for both
+
+
 def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_rule() -> None:
     """6.3.4 refuses a Battle Phase on turn 1 wherever Main Phase 1 ends, also when an effect had it skipped
     (seed 000); but on turn 1 the second player has had no turn, so no effect of theirs has skipped a phase of

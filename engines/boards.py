@@ -80,6 +80,7 @@ from duelcheck.rules import Rules
 
 Reason = str | Callable[[State], str]
 DEEP_DEPTH = 4  # beyond the bound: the search goes this many steps on from the states of plays
+FAR_DEPTH = 6  # and, last, this many from the states of the plays to the end of the duel
 DEEP_ROUNDS = 3  # rounds from the boards' plays, each from the boards found in the round before
 DEEP_WALKS, DEEP_SEED = 3, 7  # then the seeded random plays it also starts from: their first steps, then all
 DEEP_WALK_LENGTHS = (60, 300)
@@ -872,11 +873,13 @@ def deep_search(
     tell = progress or (lambda text: None)
     searched = 0  # the states searched from, in every round
 
-    def one_round(pending: list[Goal], starts: list[State], how: list[tuple[str, list[Step]]], where: str) -> None:
-        """The pending goals searched DEEP_DEPTH steps on from these states; each found is shortened."""
+    def one_round(
+        pending: list[Goal], starts: list[State], how: list[tuple[str, list[Step]]], where: str, depth: int = DEEP_DEPTH
+    ) -> None:
+        """The pending goals searched `depth` steps on from these states; each found is shortened."""
         kept = {id(g): (g.depth, g.note) for g in pending}
-        tell(f"beyond the bound: {len(pending)} boards, from {len(starts)} states of {where}")
-        search(ts, pending, table, DEEP_DEPTH, solver, progress, start=starts)
+        tell(f"beyond the bound: {len(pending)} boards, from {len(starts)} states of {where}, {depth} steps on")
+        search(ts, pending, table, depth, solver, progress, start=starts)
         for g in pending:
             if g.status != "found":
                 g.status = "not-found"  # (or unknown) the deep search is not a refutation: the bound's verdict
@@ -942,9 +945,21 @@ def deep_search(
         if starts:
             one_round(pending, starts, how, "the boards' plays")
             searched += len(starts)
+    # last, what is still pending: the plays to the end of the duel again, FAR_DEPTH steps on (the end-of-duel
+    # twins: a duel won where an action's other guards hold, a few steps after a deck is drawn out)
+    far = 0
+    for label in sorted(walks_far, key=lambda x: (len(walks_far[x]), x)):
+        pending = [g for g in goals if g.status == "not-found"]
+        if not pending:
+            break
+        starts, how = play_states(ts, {label: walks_far[label]})
+        how = [(f"{label} to the end of the duel", steps) for _, steps in how]
+        one_round(pending, starts, how, f"{label} to the end of the duel", FAR_DEPTH)
+        far += len(starts)
     for g in goals:
         if g.status == "not-found" and searched:
             beyond = f"nor {DEEP_DEPTH} steps on from {searched} states of plays"
+            beyond += f", nor {FAR_DEPTH} from {far} states of plays to the end of the duel" if far else ""
             g.note = f"{g.note}; {beyond}" if g.note else beyond
 
 

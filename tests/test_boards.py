@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import z3
 from click.testing import CliRunner
-from conftest import REPLAY_DIRECT
+from conftest import REPLAY_DIRECT, played_until
 
 from duelcheck.cli import main
 from duelcheck.engines.boards import (
@@ -409,6 +409,41 @@ def test_a_twin_no_reachable_state_has_is_proved_unreachable_by_induction() -> N
     assert len(reachable) == 1
     unreachable_by_induction(ts, reachable, table, cache)
     assert reachable[0].status == "not-found"
+
+
+def test_an_end_of_duel_twin_is_found_by_the_last_round_further_on_from_a_play_to_the_end_of_the_duel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The "duel is over" twin of `declare_attack`: a player whose deck is empty summons, enters the Battle
+    Step, draws with a Quick-Play Spell and loses, with a monster able to attack: 6 steps on from the Main
+    Phase of a plain play to an empty deck. The rounds `DEEP_DEPTH` (4) steps on miss it; the last round,
+    `FAR_DEPTH` steps on from the plays to the end of the duel, finds it."""
+    from duelcheck.engines import boards, mutate
+    from duelcheck.model.cards import Phase
+
+    rules = Rules(deck_size=6)
+    ts = TransitionSystem(rules)
+    play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
+    monkeypatch.setattr(boards, "DEEP_WALKS", 0)
+    monkeypatch.setattr(mutate, "far_walks", lambda rules: {"a plain play": play})
+    table = {ag.action.name: ag for ag in collect_guards(ts, ["declare_attack"])}
+
+    def over() -> list[Any]:
+        goals = [g for g in guard_goals(table) if g.guard is not None and g.guard.reason == "duel_over"]
+        assert len(goals) == 1
+        search(ts, goals, table, 2)
+        return goals
+
+    assert boards.FAR_DEPTH == 6 > boards.DEEP_DEPTH
+    monkeypatch.setattr(boards, "FAR_DEPTH", boards.DEEP_DEPTH)
+    missed = over()
+    boards.deep_search(ts, missed, table)
+    assert missed[0].status == "not-found", missed[0].note
+    monkeypatch.setattr(boards, "FAR_DEPTH", 6)
+    goals = over()
+    boards.deep_search(ts, goals, table)
+    assert goals[0].status == "found" and "a plain play to the end of the duel" in goals[0].note, goals[0].note
+    certify(ts, goals[0])
 
 
 def test_a_replay_s_boards_are_found_from_the_plays_to_the_suite_s_witnesses(monkeypatch: pytest.MonkeyPatch) -> None:

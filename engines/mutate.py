@@ -102,7 +102,13 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    the mutant's plays from the start of the duel towards those cells, and the seeded search runs again from
    the states it came nearest: a setting-up hundreds of steps long that no play above makes. Its budgets are
    counted in solver resources and steps, not time; when the time limit stops it the mutant is unknown;
-6. last, the seeded search from the states of the rules' own plays again, `FAR_LAST` steps on, one more than
+6. then the wide search: the seeded search `WIDE_DEPTH` steps on from every `WIDE_STRIDE`-th state of each of
+   the rules' own plays (a search from one state follows that play's own steps too, so it covers the states
+   between at a smaller depth), `WIDE_BATCH` states in one search, a play's last states first (measured: a
+   replay's choice after the duel was won, 13 steps from a state of the deck-out play, found in 24 s from 18
+   states; the opponent's fifth Monster Zone filled, then a replay to a direct attack, 9 steps from a state of a
+   random play, in 9 s);
+7. last, the seeded search from the states of the rules' own plays again, `FAR_LAST` steps on, one more than
    `FAR_DEPTH` (measured: a chain link resolving after a draw from an empty deck has ended the duel mid-chain,
    the dropped "the duel is over" guard of `resolve`, needs 7 steps from a state of the deck-out play, the
    Main Phase of the player whose deck is empty: a Spell, a pass, a Quick-Play Spell that draws, two passes,
@@ -168,6 +174,10 @@ SEEDED_TAILS = (2,)
 # FAR_WALK_LENGTH steps, or the end of the duel), this many steps on, a tail of one step
 FAR_DEPTH = 6
 FAR_LAST = 7  # and, for the mutants nothing else settled, this many
+# and before that, far deeper from fewer states: every WIDE_STRIDE-th state of each play (a search from one
+# state follows the play's own steps too), at most WIDE_BATCH in one search (measured: 18 states 15 steps on,
+# 24 to 32 s, where the far search from a whole play's 285 states took minutes at 7)
+WIDE_DEPTH, WIDE_STRIDE, WIDE_BATCH = 15, 4, 18
 # the goal-directed search asks its goals near every REF_STRIDE-th state of the rules' plays (at most REFS)
 REF_STRIDE, REFS = 60, 40
 FAR_WALKS, FAR_WALK_LENGTH, FAR_SEED = 3, 700, 11
@@ -1431,6 +1441,18 @@ def _rerooted(starts: list[Any], how: list[list[Any]], trace: Any) -> Any:
     return Trace([*how[i], *trace.steps[1:]])
 
 
+def _windows(
+    starts: list[Any], how: list[list[Any]], stride: int, batch: int
+) -> Iterator[tuple[list[Any], list[list[Any]]]]:
+    """A play's states (and the plays to them) for the far search: every `stride`-th and the last, in searches
+    of at most `batch` states (0: one search), the last states first."""
+    keep = [i for i in range(len(starts)) if i % stride == 0 or i == len(starts) - 1]
+    size = batch or len(keep) or 1
+    for end in range(len(keep), 0, -size):
+        part = keep[max(0, end - size) : end]
+        yield [starts[i] for i in part], [how[i] for i in part]
+
+
 def _seeded_kill(
     ts: Any,
     seeded: Seeded,
@@ -1440,10 +1462,14 @@ def _seeded_kill(
     solver: str,
     deadline: float | None,
     far: bool = False,
+    stride: int = 1,
+    batch: int = 0,
 ) -> tuple[Any, str]:
     """The seeded search for a violation under the mutant (engines/seeded.py), from the start of the duel or
     (`far`) from the states of the rules' plays the mutant reaches alike: a certified `violated` result, or
-    None; and what the search said (unreached up to a depth, or why it gave no answer)."""
+    None; and what the search said (unreached up to a depth, or why it gave no answer). `stride`: of each
+    play's states only every stride-th (and its last); `batch`: at most this many states in one search, a
+    play's last states first."""
     from duelcheck.engines.base import Result
     from duelcheck.engines.seeded import seeded_search
 
@@ -1477,8 +1503,8 @@ def _seeded_kill(
             (label for label in seeded.plays if len(seeded.plays[label]) > FAR_SHORT),
             key=lambda x: (len(seeded.plays[x]), x),
         )
-        for labels in ([short] if short else []) + [[label] for label in long_]:
-            starts, how = _agreeing_starts(ts, seeded, labels)
+        groups = [_agreeing_starts(ts, seeded, labels) for labels in ([short] if short else []) + [[x] for x in long_]]
+        for starts, how in (chunk for play in groups for chunk in _windows(*play, stride, batch)):
             if not starts:
                 continue
             group.append((starts, how))
@@ -1873,7 +1899,17 @@ def kill(
                         done = {r.label: f"{r.verdict} ({r.length})" for r in results}
                         return _outcome("unknown", "the goal-directed search was stopped by the time limit", done)
                     results += [deep_hit] if deep_hit is not None else []
-                    if deep_hit is None:  # last: the far search one step deeper
+                    if deep_hit is None:  # then the far search much deeper, from fewer states at a time
+                        far_hit, _ = _seeded_kill(
+                            ts, seeded, invariants, WIDE_DEPTH, 0, solver, deadline, True, WIDE_STRIDE, WIDE_BATCH
+                        )
+                        if far_hit is None and deadline is not None and time.monotonic() > deadline:
+                            done = {r.label: f"{r.verdict} ({r.length})" for r in results}
+                            note = f"the seeded search {WIDE_DEPTH} steps on was stopped by the time limit"
+                            return _outcome("unknown", note, done)
+                        results += [far_hit] if far_hit is not None else []
+                    if deep_hit is None and not any(r.verdict == "violated" for r in results):
+                        # last: the far search one step deeper than before, from every state
                         far_hit, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
                         if far_hit is None and deadline is not None and time.monotonic() > deadline:
                             done = {r.label: f"{r.verdict} ({r.length})" for r in results}

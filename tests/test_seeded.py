@@ -194,6 +194,48 @@ def test_a_duel_ended_mid_chain_needs_the_far_search_one_step_deeper() -> None:
     assert last.action == "resolve" and r.trace.steps[-2].state.g("winner") != 0
 
 
+def test_the_wide_search_takes_every_stride_th_state_and_the_last_in_batches_the_last_first() -> None:
+    starts, how = list(range(20)), [[i] for i in range(20)]
+    chunks = list(mu._windows(starts, how, 6, 2))
+    assert [c[0] for c in chunks] == [[18, 19], [6, 12], [0]]
+    assert all(h == [[x] for x in s] for s, h in chunks)
+    assert list(mu._windows(starts, how, 1, 0)) == [(starts, how)]
+    assert list(mu._windows([], [], 6, 18)) == []
+
+
+@pytest.mark.slow
+def test_a_replay_chosen_after_the_duel_was_won_needs_the_wide_search() -> None:
+    """The dropped "the duel is over" guard of `replay_select` (drop:replay_select:0): the attacker chooses
+    after the duel was won. The first player Sets a Counter Trap that Special Summons; the second player, whose
+    first draw empties the deck, summons and enters the Battle Step; then 8 steps: an attack, a Quick-Play
+    Spell that draws, the Trap in answer (the number of the opponent's monsters changes: a replay is due), two
+    passes, both resolve (the draw from the empty deck ends the duel), and the attacker still chooses. From the
+    states of that play the far search `FAR_LAST` (7) steps on finds nothing; the wide search from every
+    `WIDE_STRIDE`-th state and the last finds it (on the official rules: 14 steps from step 273 of the
+    deck-out play). Opt-in: without proved invariants to prune it, the far search alone takes minutes."""
+    from duelcheck.model.cards import Effect, Kind, Phase
+
+    assert mu.WIDE_DEPTH > mu.FAR_LAST and mu.WIDE_STRIDE > 1
+    rules = Rules(deck_size=6)
+    ts = TransitionSystem(rules)
+    trap = {"kind": int(Kind.COUNTER_TRAP), "eff": int(Effect.SPECIAL_SUMMON), "cost": 0}
+    setup = [("end_steps", {"choice": 0}), ("set_spell_trap", trap), ("end_steps", {"choice": 3})]
+    play = played_until(ts, setup, lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
+    play += [("normal_summon", {"atk": 10, "defv": 0, "mkind": 0, "eff": 0}), ("end_steps", {"choice": 1})]
+    m = mu.mutant_by_id("drop:replay_select:0")
+    seeded = mu.seeded_setup(rules, ts, m, [], {"a play to an empty deck, a Trap Set": play})
+    with mu.activated(m):
+        none, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_LAST, 0, "auto", None, far=True)
+        assert none is None, none
+        r, why = mu._seeded_kill(
+            ts, seeded, INVARIANTS, mu.WIDE_DEPTH, 0, "auto", None, True, mu.WIDE_STRIDE, mu.WIDE_BATCH
+        )
+        assert r is not None and r.prop == "nothing-after-the-duel" and r.trace is not None, why
+        certify(ts, BY_NAME[r.prop].checks[0], r.trace, False)
+    assert r.trace.steps[-1].action == "replay_select" and r.trace.steps[-2].state.g("winner") != 0
+    assert r.trace.steps[-2].state.g("phase") == Phase.BATTLE_STEP
+
+
 def test_several_starts_are_stated_cell_by_cell_and_the_selector_names_the_start() -> None:
     """The first state is one of several, by a selector: with the selector at i, the first state is the i-th
     start and no other (each cell as a function of the selector)."""

@@ -673,6 +673,31 @@ always(
 )
 
 
+def _turned_face_up(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.2: a face-down monster that battles becomes face-up Defense Position at the timing "before damage
+    calculation" (the step from the start of the Damage Step to it); no other monster is turned face-up or
+    face-down by that step."""
+    k = s.k
+    into = k.and_(s.g("phase") == Phase.DMG_START, t.g("phase") == Phase.DMG_BEFORE)
+    tgt = s.g("atk_tgt")
+    battles = k.and_(s.g("attacking"), tgt != DIRECT)
+    out = []
+    for p, z in zones(s, "m_occ"):
+        target = k.and_(battles, s.other(s.tp) == p, tgt == z, s.g("m_occ", p, z))
+        turned = k.and_(t.g("m_up", p, z), k.implies(k.not_(s.g("m_up", p, z)), t.g("m_def", p, z)))
+        out += [k.implies(target, turned), k.implies(k.not_(target), t.g("m_up", p, z) == s.g("m_up", p, z))]
+    return k.implies(into, k.and_(*out))
+
+
+always(
+    "face-down-battler-turned-face-up",
+    "6.3.4.3.2",
+    "A face-down monster that is attacked becomes face-up Defense Position before damage calculation, and that "
+    "step turns no other monster.",
+    step(_turned_face_up),
+)
+
+
 def _replay_place(s: State) -> Val:
     k = s.k
     return k.implies(s.g("replay"), k.and_(s.g("phase") == Phase.BATTLE_STEP, s.g("attacking")))
@@ -1185,7 +1210,8 @@ def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
 
 def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
     """Seed 000's catalogue: "the opponent skips their next Battle Phase / Main Phase 1" reaches the link's
-    opponent, never its player; "draw a card" draws for the link's player, never the opponent."""
+    opponent, never its player; "draw a card" draws for the link's player, never the opponent: one card from
+    their deck to their hand, the duel going on, or, from an empty deck, their loss."""
     k = s.k
     live = link_takes_effect(s, a)
     eff, owner = _top(s, "c_eff"), _top(s, "c_owner")
@@ -1194,7 +1220,13 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
     for name, effect in (("skip_bp", Effect.SKIP_BP), ("skip_m1", Effect.SKIP_MAIN1)):
         hits = k.and_(t.g(name, opp), t.g(name, owner) == s.g(name, owner))
         out.append(k.implies(k.and_(live, eff == effect), hits))
-    draws = k.or_(t.g("hand", owner) == s.g("hand", owner) + 1, t.g("winner") != 0)
+    # "draw a card": the top card of the link player's deck goes to their hand and the duel goes on; with their
+    # deck empty they lose, as for the normal draw (6.3.1)
+    deck = s.g("deck", owner)
+    given = k.and_(
+        t.g("hand", owner) == s.g("hand", owner) + 1, t.g("deck", owner) == deck - 1, t.g("winner") == s.g("winner")
+    )
+    draws = k.ite(deck > 0, given, t.g("winner") == winner_if_loses(s, owner))
     out.append(k.implies(k.and_(live, eff == Effect.DRAW), k.and_(draws, t.g("hand", opp) == s.g("hand", opp))))
     return k.and_(*out)
 
@@ -1261,8 +1293,9 @@ always(
     "resolution-effects",
     "seed 000 (chain, negation, effect catalogue)",
     "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
-    "skips a phase, the controller draws); a position change, a Set face-down, an ATK change and the end of "
-    "the Battle Phase do what their text says; a resolving link changes no card its text does not name.",
+    "skips a phase, the controller draws a card from their deck, or loses with it empty); a position change, "
+    "a Set face-down, an ATK change and the end of the Battle Phase do what their text says; a resolving link "
+    "changes no card its text does not name.",
     step(_negated_does_nothing, "negated"),
     step(_applies_to_named_player, "named-player"),
     step(_does_what_it_says, "as-written"),

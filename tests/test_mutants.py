@@ -210,3 +210,50 @@ def test_a_misapplied_effect_is_caught(rule: str, bug: Callable[..., Any], prop:
             certify(ts, check, found.trace, False)
         else:
             assert not holds_at_end(found.trace, check)
+
+
+# -- comparisons turned round, each caught by a property that reads the clause itself --------------------------
+
+
+def _attack_on_a_face_down_monster(ts: TransitionSystem) -> Any:
+    """Turn 3, the start of the Damage Step (6.3.4.3.1): the turn player's monster in zone 0 attacks the
+    opponent's face-down Defense Position monster in zone 0 (27 steps from the start, so the search starts here)."""
+    from duelcheck.model.cards import Phase
+
+    return _relaxed(
+        ts.init(),
+        turn=3, phase=int(Phase.DMG_START), drew=True, bp_done=True, h_battled=1, hand__0=5, deck__0=34,
+        m_occ__0__0=True, m_up__0__0=True, m_atk__0__0=10, m_defv__0__0=10, m_decl__0__0=True, h_attacks__0__0=1,
+        m_occ__1__0=True, m_def__1__0=True, m_atk__1__0=5, m_defv__1__0=5,
+        attacking=True, atk_zone=0, atk_tgt=0,
+    )  # fmt: skip
+
+
+COMPARE_MUTANTS = [
+    # (the mutant, the property, its case, the board or None for the start of the duel, the depth)
+    # `tz != DIRECT` read as `==`: the attacked face-down monster stays face-down (6.3.4.3.2)
+    ("compare:advance:10", "face-down-battler-turned-face-up", "", _attack_on_a_face_down_monster, 1),
+    # `deck == 0` read as `!=`: "draw a card" with cards in the deck makes its player lose
+    ("compare:resolve:17", "resolution-effects", "named-player", None, 4),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "prop", "case", "board", "depth"), COMPARE_MUTANTS, ids=[m[0] for m in COMPARE_MUTANTS]
+)
+def test_a_comparison_turned_round_is_caught(
+    mutant_id: str, prop: str, case: str, board: Callable[[TransitionSystem], Any] | None, depth: int
+) -> None:
+    from duelcheck.engines.mutate import activated, mutant_by_id
+
+    check = _check(prop, case) if case else BY_NAME[prop].checks[0]
+    goal = Goal(replace(BY_NAME[prop], checks=(check,)), check)
+    with activated(mutant_by_id(mutant_id, Rules())):
+        ts = TransitionSystem(Rules())
+        found = BMC(ts).reach([goal], depth, board(ts) if board else None)[0]
+        assert found.status == "reached", f"{prop} did not catch {mutant_id}"
+        assert found.trace is not None and not holds_at_end(found.trace, check)
+        if board is None:
+            certify(ts, check, found.trace, False)
+    ts = TransitionSystem(Rules())
+    assert BMC(ts).reach([goal], depth, board(ts) if board else None)[0].status == "unreached"

@@ -86,6 +86,7 @@ DEEP_WALKS, DEEP_SEED = 3, 7  # then the seeded random plays it also starts from
 DEEP_WALK_LENGTHS = (60, 300)
 DEEP_SHRINK = 3000  # the candidates delta debugging may try on each board found there
 WITNESS_DEPTH = 16  # the bound of the plays to the suite's witnesses it also starts from (a replay's choices: 14)
+SEEDED_DEPTH = 16  # last, for a twin still missing: the seeded search from the start of the duel, to this many steps
 Status = Literal["found", "unreachable", "not-found", "not-expressible", "unknown"]
 
 
@@ -1070,6 +1071,90 @@ def unreachable_by_induction(
             g.note = "no reachable state has it: its absence is proved for all depths by induction"
 
 
+def seeded_twins(
+    ts: TransitionSystem,
+    goals: list[Goal],
+    rules: Rules,
+    solver: str = "auto",
+    progress: Callable[[str], None] | None = None,
+    cache: Path | None = None,
+) -> None:
+    """Last, each twin still missing, asked as `duelcheck mutate` asks a dropped guard's mutant: the rules with
+    that conjunct dropped take every step the rules take, and more: the first step they take otherwise is the
+    action with that conjunct alone failing, on a board the rules reach: the twin. The seeded search
+    (engines/seeded.py, the rules' steps pruned by the invariants proved for all depths) looks for it from the
+    start of the duel up to `SEEDED_DEPTH` steps (then its play is the shortest: every shorter one refuted), else
+    the wide search from the states of `duelcheck mutate`'s far walks (engines/mutate.py `first_divergence`),
+    whose play is shortened by delta debugging, not proved the shortest. Each play is confirmed by the concrete
+    interpreter: the rules take its steps, and refuse its last for that conjunct alone (`holds`). Fixed depths
+    and seeds, no clock."""
+    from dataclasses import replace
+
+    from duelcheck.engines import mutate as mu
+    from duelcheck.engines.shrink import slide
+
+    pending = [g for g in goals if g.kind == "illegal" and g.status == "not-found" and g.guard is not None]
+    if not pending:
+        return
+    tell = progress or (lambda text: None)
+    lemmas = mu.prove_lemmas(rules, cache)
+    walks = mu.far_walks(rules)
+    for g in pending:
+        check_interrupt()
+        assert g.guard is not None and g.action is not None
+        t0 = time.perf_counter()
+        tell(f"the seeded search for {g.name}: from the start of the duel, then from the plays to its end")
+
+        def board_of(trace: Trace, g: Goal = g) -> tuple[State | None, Goal]:
+            """The board before the play's last step, replayed by the rules, and the twin with that step's
+            parameters."""
+            last = trace.steps[-1]
+            trial = replace(g, params=dict(last.params))
+            if last.action != g.action:
+                return None, trial
+            with hooked(None):
+                state = ts.init()
+                for st in trace.steps[1:-1]:
+                    out = ts.apply(state, st.action, dict(st.params))
+                    if not out.ok or out.state is None:
+                        return None, trial
+                    state = out.state
+            return state, trial
+
+        def confirm(r: Any, board_of: Any = board_of) -> bool:
+            state, trial = board_of(r.trace)
+            with hooked(None):
+                return state is not None and holds(ts, trial, state)
+
+        mutant = mu.Mutant(f"drop:{g.action}:{g.guard.index}", "drop", g.action, g.guard.index, g.guard.reason, False)
+        r, why = mu.first_divergence(rules, mutant, lemmas, walks, confirm, SEEDED_DEPTH, solver)
+        if r is None:
+            beyond = f"nor by the seeded search ({why})"
+            g.note = f"{g.note}; {beyond}" if g.note else beyond
+            continue
+        board = list(r.trace.steps[:-1])
+        g.params = dict(r.trace.steps[-1].params)
+        if r.minimal:
+            g.depth, g.minimal = len(board) - 1, True
+            g.note = (
+                f"the seeded search from the start of the duel, with this conjunct dropped: the shortest play "
+                f"({g.depth} steps; every shorter one refuted)"
+            )
+        else:
+            check = Check("", "state", lambda st, g=g: holds(ts, g, st), "sometimes")
+            short = slide(ts, check, Trace(board), max_candidates=DEEP_SHRINK)
+            if not holds(ts, g, short.steps[-1].state):
+                raise InternalError(f"{g.name}: the shortened play does not reach the board")
+            board = list(short.steps)
+            g.depth, g.minimal = len(board) - 1, False
+            g.note = (
+                f"beyond the bound: the wide seeded search with this conjunct dropped, {r.note}; {len(r.trace) - 1} "
+                f"steps in all, shortened to {g.depth} by delta debugging; not proved the shortest"
+            )
+        g.steps = [(st.action, dict(st.params), st.state) for st in board]
+        g.status, g.seconds = "found", time.perf_counter() - t0
+
+
 # -- boards as duel logs ----------------------------------------------------------------------
 
 
@@ -1377,6 +1462,8 @@ def run(
     if prove and any(g.kind == "illegal" and g.status == "not-found" for g in goals):
         classify(ts, goals, table, solver, lambda s: reachable_facts(rules, s, cache))
         unreachable_by_induction(ts, goals, table, cache)
+    if prove and deep:
+        seeded_twins(ts, goals, rules, solver, progress, cache)
     for g in goals:
         if g.status == "found":
             certify(ts, g)

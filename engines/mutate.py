@@ -1464,12 +1464,14 @@ def _seeded_kill(
     far: bool = False,
     stride: int = 1,
     batch: int = 0,
+    confirm: Callable[[Any], bool] | None = None,
 ) -> tuple[Any, str]:
     """The seeded search for a violation under the mutant (engines/seeded.py), from the start of the duel or
     (`far`) from the states of the rules' plays the mutant reaches alike: a certified `violated` result, or
     None; and what the search said (unreached up to a depth, or why it gave no answer). `stride`: of each
     play's states only every stride-th (and its last); `batch`: at most this many states in one search, a
-    play's last states first."""
+    play's last states first. `confirm`: the concrete word on a play found (the result, its trace from the
+    start of the duel) in place of the violation's certificate; a far search's play is then not shortened."""
     from duelcheck.engines.base import Result
     from duelcheck.engines.seeded import seeded_search
 
@@ -1479,10 +1481,13 @@ def _seeded_kill(
         """The play from the start of the duel: a far search's trace after the rules' play to its start."""
         return _rerooted(*group[-1], trace) if group else trace
 
+    def certified(r: Any) -> bool:
+        return confirm(r) if confirm is not None else _certified(ts, r)
+
     def accept(goal: Any, trace: Any) -> bool:
         r = Result(goal.prop.name, goal.check.label, "always", "violated", depth, 0.0, "seeded", whole(trace))
         try:
-            return _certified(ts, r)
+            return certified(r)
         except InternalError:
             return False
 
@@ -1519,8 +1524,11 @@ def _seeded_kill(
         where = f"from step {len(trace) - got.depth} of a play the rules make"
     tail = "its last step" if after == 0 else f"one of its last {after + 1} steps"
     r = Result(got.goal.prop.name, got.goal.check.label, "always", "violated", depth, 0.0, "seeded", trace)
-    if not _certified(ts, r):
+    if not certified(r):
         return None, "the play found is not confirmed by the concrete interpreter"
+    if far and confirm is not None:
+        note = f"{where}, {got.depth} step(s) on"
+        return dataclasses.replace(r, note=note, minimal=False), ""
     if not far:
         note = (
             f"seeded search from the start of the duel: steps of the rules, which the mutant takes alike, and "
@@ -1536,6 +1544,72 @@ def _seeded_kill(
             "debugging; not proved minimal"
         )
     return dataclasses.replace(r, trace=trace, note=note, minimal=False), ""
+
+
+def _term_like(value: Any, like: Any) -> Any:
+    """A value as a solver term of the sort of `like` (a state cell or parameter may be a plain number)."""
+    if isinstance(value, z3.ExprRef):
+        return value
+    return z3.BoolVal(bool(value)) if z3.is_bool(like) else z3.BitVecVal(int(value), like.sort())
+
+
+def refused_step(rules: Rules, action: str, index: int) -> Any:
+    """An invariant of the rules as written: no step of `action` is taken with its conjunct `index` failing (the
+    rules refuse it). Under that conjunct's dropped-guard mutant, a step that violates it is the first the mutant
+    takes otherwise: the action allowed with the guard gone and refused by the rules, every other conjunct
+    holding and that one failing: the guard's twin. Symbolic only (the seeded search's goal)."""
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties.catalog import Property
+
+    a_ts = TransitionSystem(rules)
+    g = guard_terms(a_ts, action, "@refused")
+    term = g.terms[index]
+
+    def fn(s: Any, a: Any, t: Any) -> Any:
+        pairs = [(g.pre.v[key], _term_like(s.v[key], g.pre.v[key])) for key in a_ts.keys]
+        pairs += [(g.params[name], _term_like(a.p(name), g.params[name])) for name in g.params]
+        pairs = [(x, y) for x, y in pairs if z3.is_const(x) and not x.eq(y)]
+        fails = z3.Not(z3.substitute(term, *pairs) if pairs else term)
+        return s.k.not_(s.k.and_(a.is_(action), fails))
+
+    check = Check("", "step", fn, "always")
+    return Property(f"{action} refused for its conjunct {index}", "always", "", "", (check,))
+
+
+def first_divergence(
+    rules: Rules,
+    mutant: Mutant,
+    lemmas: Sequence[str],
+    plays: dict[str, Play],
+    confirm: Callable[[Any], bool],
+    depth: int,
+    solver: str = "auto",
+    deadline: float | None = None,
+) -> tuple[Any, str]:
+    """A play of the rules as written, then the first step a dropped guard's mutant takes otherwise (its action
+    with that guard failing: `refused_step`), found by the seeded search: from the start of the duel up to
+    `depth` steps (the shortest such play: every shorter one refuted), else the wide search (`WIDE_DEPTH` steps
+    on from every `WIDE_STRIDE`-th state of `plays`, the rules' plays, label -> moves). `confirm` is the
+    caller's concrete word on a play found (the result, its trace from the start of the duel). Returns the
+    result (its `minimal` True from the start) and "", or None and what the searches said. The boards' twins
+    still missing are found so (engines/boards.py)."""
+    from duelcheck.model.system import TransitionSystem
+
+    if mutant.kind != "drop":
+        raise InternalError(f"{mutant.id}: the first divergence is asked of a dropped guard's mutant")
+    ts = TransitionSystem(rules)  # its relation is made with the mutant in force, when first asked for
+    goal = refused_step(rules, mutant.action, mutant.index)
+    seeded = seeded_setup(rules, ts, mutant, lemmas, plays)
+    # an invariant of the rules: the search asks its violation at a step where the mutant and the rules disagree
+    seeded = dataclasses.replace(seeded, proved=seeded.proved | {goal.name})
+    with activated(mutant):
+        r, why = _seeded_kill(ts, seeded, [goal], depth, 0, solver, deadline, confirm=confirm)
+        if r is not None:
+            return dataclasses.replace(r, minimal=True), ""
+        r, wide = _seeded_kill(
+            ts, seeded, [goal], WIDE_DEPTH, 0, solver, deadline, True, WIDE_STRIDE, WIDE_BATCH, confirm=confirm
+        )
+    return (r, "") if r is not None else (None, f"from the start: {why}; the wide search: {wide}")
 
 
 def _goal_kill(ts: Any, seeded: Seeded, invariants: list[Any], solver: str, deadline: float | None) -> Any:
@@ -1759,12 +1833,15 @@ def kill(
     deep: dict[str, Play] | None = None,
     lemmas: Sequence[str] = (),
     far: dict[str, Play] | None = None,
+    first: Callable[[], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses,
     `plays` the plays that reach them under the rules as written, `deep` those that reach witnesses beyond
     the bound (the last stage starts from the states of both), `lemmas` the invariants proved for the rules as
     written (when they are the whole suite and stay inductive under the mutant, it survives at once), `far` the
-    random plays under the rules the far seeded search also starts from (`far_walks`, made in the preparation).
+    random plays under the rules the far seeded search also starts from (`far_walks`, made in the preparation),
+    `first` a question asked with no mutant in force before the goal-directed and wide searches (the caller's:
+    whether the mutant is dead code), whose outcome, if any, is the answer.
     Returns status (killed, survived or unknown), killed_by, kill_kind (violated, not-found or unreachable),
     length, note and the verdict of every label checked."""
     from duelcheck.engines.checker import Checker
@@ -1795,6 +1872,7 @@ def kill(
             length=r.length,
         )
 
+    late = False  # whether the searches that cost the most are made (below, once the others settled nothing)
     with activated(mutant):
         try:
             # the witnesses first: the baseline's plays replayed (milliseconds), every invariant checked along
@@ -1891,33 +1969,45 @@ def kill(
                         results = [r for r in results if beyond is None or r.label != beyond.label]
                         results += [beyond] if beyond is not None else []
                 # a setting-up deeper than any play above (the opponent's fifth Monster Zone filled): asked of the
-                # solver, then walked; last, for the mutants nothing else settled (it may take minutes)
+                # solver, then walked; last, for the mutants nothing else settled (it may take minutes): below
                 settled_or_open = ("violated", "not-found", "unreachable", "unknown", "interrupted")
-                if seeded is not None and not any(r.verdict in settled_or_open for r in results):
-                    deep_hit = _goal_kill(ts, seeded, invariants, solver, deadline)
-                    if deep_hit == "stopped":  # the time limit only ever leaves a mutant unknown
-                        done = {r.label: f"{r.verdict} ({r.length})" for r in results}
-                        return _outcome("unknown", "the goal-directed search was stopped by the time limit", done)
-                    results += [deep_hit] if deep_hit is not None else []
-                    if deep_hit is None:  # then the far search much deeper, from fewer states at a time
-                        far_hit, _ = _seeded_kill(
-                            ts, seeded, invariants, WIDE_DEPTH, 0, solver, deadline, True, WIDE_STRIDE, WIDE_BATCH
-                        )
-                        if far_hit is None and deadline is not None and time.monotonic() > deadline:
-                            done = {r.label: f"{r.verdict} ({r.length})" for r in results}
-                            note = f"the seeded search {WIDE_DEPTH} steps on was stopped by the time limit"
-                            return _outcome("unknown", note, done)
-                        results += [far_hit] if far_hit is not None else []
-                    if deep_hit is None and not any(r.verdict == "violated" for r in results):
-                        # last: the far search one step deeper than before, from every state
-                        far_hit, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
-                        if far_hit is None and deadline is not None and time.monotonic() > deadline:
-                            done = {r.label: f"{r.verdict} ({r.length})" for r in results}
-                            note = f"the seeded search {FAR_LAST} steps on was stopped by the time limit"
-                            return _outcome("unknown", note, done)
-                        results += [far_hit] if far_hit is not None else []
+                late = seeded is not None and not any(r.verdict in settled_or_open for r in results)
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
+    if late and first is not None:
+        # asked with no mutant in force, before the searches that cost the most (the caller's: dead code)
+        settled = first()
+        if settled is not None:
+            return settled
+    if late:
+        assert seeded is not None
+        with activated(mutant):
+            try:
+                deep_hit = _goal_kill(ts, seeded, invariants, solver, deadline)
+                if deep_hit == "stopped":  # the time limit only ever leaves a mutant unknown
+                    done = {r.label: f"{r.verdict} ({r.length})" for r in results}
+                    return _outcome("unknown", "the goal-directed search was stopped by the time limit", done)
+                results += [deep_hit] if deep_hit is not None else []
+                if deep_hit is None:  # then the far search much deeper, from fewer states at a time
+                    far_hit, _ = _seeded_kill(
+                        ts, seeded, invariants, WIDE_DEPTH, 0, solver, deadline, True, WIDE_STRIDE, WIDE_BATCH
+                    )
+                    if far_hit is None and deadline is not None and time.monotonic() > deadline:
+                        done = {r.label: f"{r.verdict} ({r.length})" for r in results}
+                        note = f"the seeded search {WIDE_DEPTH} steps on was stopped by the time limit"
+                        return _outcome("unknown", note, done)
+                    results += [far_hit] if far_hit is not None else []
+                if deep_hit is None and not any(r.verdict == "violated" for r in results):
+                    # last: the far search one step deeper than before, from every state
+                    far_hit, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
+                    if far_hit is None and deadline is not None and time.monotonic() > deadline:
+                        done = {r.label: f"{r.verdict} ({r.length})" for r in results}
+                        note = f"the seeded search {FAR_LAST} steps on was stopped by the time limit"
+                        return _outcome("unknown", note, done)
+                    results += [far_hit] if far_hit is not None else []
+            except InternalError as exc:
+                note = one_line(f"the two semantics disagree under this mutant: {exc}")
+                return _outcome("unknown", note, verdicts)
     for r in results:
         verdicts[r.label] = f"{r.verdict} ({r.length})" if r.length is not None else r.verdict
         if r.proved and r.kind == "always":
@@ -1982,6 +2072,18 @@ def run_mutant(
             "verdicts": {},
         }
     else:
+        asked: list[dict[str, Any] | None] = []
+
+        def dead_code() -> dict[str, Any] | None:
+            """Whether the step differs only in states no play reaches, asked of induction (a proof with fixed
+            resource limits: the same answer however long the engines ran before); once."""
+            if not asked:
+                again, why = equivalence(r, mutant, prepared["lemmas"], induction=True)
+                done = {"status": "equivalent", "killed_by": None, "kill_kind": None, "length": None}
+                asked.append(done | {"note": why, "verdicts": {}} if again == "equivalent" else None)
+            return asked[0]
+
+        ask = mutant.kind != "drop" and bool(prepared["lemmas"])
         out = kill(
             r,
             mutant,
@@ -1994,16 +2096,13 @@ def run_mutant(
             deep=prepared.get("deep_plays"),
             lemmas=prepared["lemmas"],
             far=prepared.get("far_plays"),
+            first=dead_code if ask else None,  # before the goal-directed and wide searches, which cost the most
         )
-        if status == "unknown":
+        if status == "unknown" and out["status"] != "equivalent":
             out["note"] = f"{out['note']}; {note}"
-        if out["status"] in ("survived", "unknown") and mutant.kind != "drop" and prepared["lemmas"]:
-            # no kill: whether the step differs only in states no play reaches, asked of induction (a proof
-            # with fixed resource limits: the same answer however long the engines ran before)
-            again, why = equivalence(r, mutant, prepared["lemmas"], induction=True)
-            if again == "equivalent":
-                out = {"status": "equivalent", "killed_by": None, "kill_kind": None, "length": None}
-                out |= {"note": why, "verdicts": {}}
+        if out["status"] in ("survived", "unknown") and ask:
+            # no kill by an earlier stage either (a proof kept, a time limit): asked now, if not yet
+            out = dead_code() or out
     out["seconds"] = time.monotonic() - started
     out["model_version"] = model_version()
     return out

@@ -471,3 +471,59 @@ def test_a_replay_s_boards_are_found_from_the_plays_to_the_suite_s_witnesses(mon
     assert all("the play reaching reach-replay" in g.note for g in goals), [g.note for g in goals]
     for g in goals:
         certify(ts, g)
+
+
+def test_a_twin_the_bound_misses_is_found_by_the_seeded_search_and_is_the_shortest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The second Normal Summon of a turn (6.3.5): missed by the bounded search to 2 steps; the seeded search
+    with that conjunct dropped (the rules' steps, then the first step they refuse for it alone) finds it from
+    the start of the duel, as short as the bounded search to a larger bound finds it, and certified."""
+    from duelcheck.engines import boards, mutate
+
+    monkeypatch.setattr(mutate, "far_walks", lambda rules: {})  # no wide search: the start's is enough here
+    ts = TransitionSystem(Rules())
+    table = {ag.action.name: ag for ag in collect_guards(ts, ["normal_summon"])}
+
+    def second_summon() -> list[Any]:
+        goals = [g for g in guard_goals(table) if g.guard is not None and "only 1 Normal Summon" in g.guard.reason]
+        assert len(goals) == 1
+        return goals
+
+    shortest = second_summon()
+    search(ts, shortest, table, 8)
+    assert shortest[0].status == "found"
+    goals = second_summon()
+    search(ts, goals, table, shortest[0].depth - 1)
+    assert goals[0].status == "not-found"
+    boards.seeded_twins(ts, goals, Rules(), cache=Path(os.environ["DUELCHECK_CACHE"]))
+    g = goals[0]
+    assert g.status == "found" and g.minimal and "seeded search" in g.note, g.note
+    assert g.depth == shortest[0].depth  # the seeded search's play is the shortest, as the bounded search's
+    certify(ts, g)
+    assert g.reason is not None and "Normal Summon" in g.reason
+
+
+@pytest.mark.slow  # minutes: the wide search from a play of about 300 steps (opt-in: --runslow)
+def test_a_twin_beyond_the_seeded_search_from_the_start_is_found_by_the_wide_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The "duel is over" twin of `declare_attack`, deep in a plain play to an empty deck: the seeded search from
+    the start (cut to 3 steps here) misses it; the wide search, from every fourth state of that play, finds it,
+    certified (and shortened, by few candidates here)."""
+    from duelcheck.engines import boards, mutate
+    from duelcheck.model.cards import Phase
+
+    rules = Rules()
+    ts = TransitionSystem(rules)
+    play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
+    monkeypatch.setattr(mutate, "far_walks", lambda rules: {"a plain play": play})
+    monkeypatch.setattr(boards, "SEEDED_DEPTH", 3)
+    monkeypatch.setattr(boards, "DEEP_SHRINK", 100)  # the play of about 300 steps shortened a little: seconds
+    table = {ag.action.name: ag for ag in collect_guards(ts, ["declare_attack"])}
+    goals = [g for g in guard_goals(table) if g.guard is not None and g.guard.reason == "duel_over"]
+    assert len(goals) == 1
+    boards.seeded_twins(ts, goals, rules, cache=Path(os.environ["DUELCHECK_CACHE"]))
+    g = goals[0]
+    assert g.status == "found" and not g.minimal and "wide seeded search" in g.note, g.note
+    certify(ts, g)

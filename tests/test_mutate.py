@@ -276,25 +276,41 @@ def test_a_write_the_field_always_holds_where_the_action_runs_is_dead_code_prove
 def test_a_mutant_the_engines_do_not_kill_is_asked_of_induction_before_it_is_called_a_survivor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The induction question comes after the engines (6 to 9 s lost on each mutant that is not equivalent):
-    a survivor whose step differs only where no play goes is reported equivalent; a survivor whose step
-    differs in a reachable state stays a survivor."""
+    """The induction question comes after the cheaper stages of the engines (6 to 9 s lost on each mutant that
+    is not equivalent) and before the goal-directed and wide searches, which cost the most (`kill` asks it
+    through `first`, with no mutant in force): a mutant whose step differs only where no play goes is reported
+    equivalent without them; one whose step differs in a reachable state goes on and, unkilled, stays a
+    survivor; the question is asked once."""
     invariants = [p for p in PROPERTIES if p.kind == "always"]
     cache = Path(os.environ["DUELCHECK_CACHE"])
     proved = sorted(Induction(TransitionSystem(Rules()), cache=cache).prove_suite(invariants))
     ran: list[str] = []
+    late: list[str] = []
+    asked: list[str] = []
+    equivalence = mu.equivalence
 
-    def no_kill(rules: Rules, mutant: mu.Mutant, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def counted(rules: Rules, mutant: mu.Mutant, lemmas: Any, induction: bool = False) -> tuple[str, str]:
+        asked.extend([mutant.id] if induction else [])
+        return equivalence(rules, mutant, lemmas, induction)
+
+    def no_kill(rules: Rules, mutant: mu.Mutant, *args: Any, first: Any = None, **kwargs: Any) -> dict[str, Any]:
         ran.append(mutant.id)
+        settled = first() if first is not None else None  # the point before the costliest searches
+        if settled is not None:
+            return dict(settled)
+        late.append(mutant.id)
         return {"status": "survived", "killed_by": None, "kill_kind": None, "length": None, "note": "", "verdicts": {}}
 
     monkeypatch.setattr(mu, "kill", no_kill)
+    monkeypatch.setattr(mu, "equivalence", counted)
     prepared = {"lemmas": proved, "witnesses": {}}
     dead = mu.run_mutant("write:trigger:4", Rules().model_dump(), 4, {}, prepared)
     assert dead["status"] == "equivalent" and "induction" in dead["note"], dead
     live = mu.run_mutant("compare:replay_select:3", Rules().model_dump(), 4, {}, prepared)
     assert live["status"] == "survived"
-    assert ran == ["write:trigger:4", "compare:replay_select:3"]  # the engines ran first, for both
+    assert ran == ["write:trigger:4", "compare:replay_select:3"]  # the cheaper stages ran first, for both
+    assert late == ["compare:replay_select:3"]  # the costliest searches only for the one not proved dead
+    assert asked == ["write:trigger:4", "compare:replay_select:3"]  # once each
 
 
 def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_rule() -> None:

@@ -26,6 +26,9 @@ kept. A guard whose twin is not reached within the bound is `not found up to N`;
 other conjuncts imply it under the well-formed facts of every reachable state (one solver question), it
 is `unreachable (implied by the other guards)`. A twin that exists only with parameters the duel-log
 format cannot write (a zone number past the last zone) is `not expressible in the duel-log format`.
+Beyond the bound, `deep_search` searches on from the states of plays, `classify` and
+`unreachable_by_induction` prove twins unreachable, and, last, `seeded_twins` asks each twin still missing of
+the seeded search with its guard dropped (docs/boards.md).
 """
 
 from __future__ import annotations

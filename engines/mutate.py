@@ -45,7 +45,9 @@ discard begins only from a step that needs the duel going on). Every other mutan
 does the mutant allow the step exactly when the rules do, making the same game state? Unsat for each action
 is a proof that the mutant and the rules are one transition system on the reachable states: dead code (a
 write of the value the field already holds, a comparison whose boundary no reachable state meets with a
-different result, a branch for another rule set).
+different result, a branch for another rule set). Where it finds a state, and the engines' stages 1 to 4
+below kill nothing, induction is asked whether a play reaches a state where the step differs (`run_mutant`,
+through `kill`'s `first`, before stages 5 to 7, which cost the most): a proof is dead code too.
 
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
 1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):

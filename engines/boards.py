@@ -849,6 +849,18 @@ def holds(ts: TransitionSystem, g: Goal, s: State) -> bool:
         return ts.apply(s, g.action, g.params).ok
 
 
+def shortened_board(ts: TransitionSystem, g: Goal, steps: list[Step]) -> list[tuple[str, dict[str, int], State]]:
+    """A play to the board of `g` (its parameters set) shortened by delta debugging (engines/shrink.py: each
+    candidate replayed by the interpreter, the board tested there by `holds`), as the goal keeps its steps."""
+    from duelcheck.engines.shrink import slide
+
+    check = Check("", "state", lambda st: holds(ts, g, st), "sometimes")
+    short = slide(ts, check, Trace(steps), max_candidates=DEEP_SHRINK)
+    if not holds(ts, g, short.steps[-1].state):
+        raise InternalError(f"{g.name}: the shortened play does not reach the board")
+    return [(st.action, dict(st.params), st.state) for st in short.steps]
+
+
 def deep_search(
     ts: TransitionSystem,
     goals: list[Goal],
@@ -869,9 +881,7 @@ def deep_search(
     state and the search's steps, shortened by delta debugging (each candidate replayed by the interpreter,
     the goal tested concretely by `holds`) and marked not proved shortest. Deterministic: fixed seeds and
     fixed budgets, no clock."""
-    from duelcheck.engines.shrink import slide
     from duelcheck.engines.sim import play_states
-    from duelcheck.properties.catalog import Check
 
     done: set[str] = set()
     tell = progress or (lambda text: None)
@@ -892,12 +902,8 @@ def deep_search(
             first = g.steps[0][2]
             label, before = next((lab, st) for x, (lab, st) in zip(starts, how, strict=True) if x.v == first.v)
             steps = [*before, *(Step(a, dict(p), st) for a, p, st in g.steps[1:])]
-            check = Check("", "state", lambda st, g=g: holds(ts, g, st), "sometimes")
             whole = len(steps) - 1
-            short = slide(ts, check, Trace(steps), max_candidates=DEEP_SHRINK)
-            if not holds(ts, g, short.steps[-1].state):
-                raise InternalError(f"{g.name}: the shortened play does not reach the board")
-            g.steps = [(st.action, dict(st.params), st.state) for st in short.steps]
+            g.steps = shortened_board(ts, g, steps)
             g.depth, g.minimal = len(g.steps) - 1, False
             g.note = (
                 f"beyond the bound: from step {len(before) - 1} of {label}, {whole} steps in all, shortened to "
@@ -1094,7 +1100,6 @@ def seeded_twins(
     from dataclasses import replace
 
     from duelcheck.engines import mutate as mu
-    from duelcheck.engines.shrink import slide
 
     pending = [g for g in goals if g.kind == "illegal" and g.status == "not-found" and g.guard is not None]
     if not pending:
@@ -1108,26 +1113,17 @@ def seeded_twins(
         t0 = time.perf_counter()
         tell(f"the seeded search for {g.name}: from the start of the duel, then from the plays to its end")
 
-        def board_of(trace: Trace, g: Goal = g) -> tuple[State | None, Goal]:
-            """The board before the play's last step, replayed by the rules, and the twin with that step's
-            parameters."""
-            last = trace.steps[-1]
-            trial = replace(g, params=dict(last.params))
-            if last.action != g.action:
-                return None, trial
+        def confirm(r: Any, g: Goal = g) -> bool:
+            """The rules take the play's steps and refuse its last for this conjunct alone (`holds`)."""
+            last = r.trace.steps[-1]
             with hooked(None):
                 state = ts.init()
-                for st in trace.steps[1:-1]:
+                for st in r.trace.steps[1:-1]:
                     out = ts.apply(state, st.action, dict(st.params))
                     if not out.ok or out.state is None:
-                        return None, trial
+                        return False
                     state = out.state
-            return state, trial
-
-        def confirm(r: Any, board_of: Any = board_of) -> bool:
-            state, trial = board_of(r.trace)
-            with hooked(None):
-                return state is not None and holds(ts, trial, state)
+                return last.action == g.action and holds(ts, replace(g, params=dict(last.params)), state)
 
         mutant = mu.Mutant(f"drop:{g.action}:{g.guard.index}", "drop", g.action, g.guard.index, g.guard.reason, False)
         r, why = mu.first_divergence(rules, mutant, lemmas, walks, confirm, SEEDED_DEPTH, solver)
@@ -1138,23 +1134,19 @@ def seeded_twins(
         board = list(r.trace.steps[:-1])
         g.params = dict(r.trace.steps[-1].params)
         if r.minimal:
+            g.steps = [(st.action, dict(st.params), st.state) for st in board]
             g.depth, g.minimal = len(board) - 1, True
             g.note = (
                 f"the seeded search from the start of the duel, with this conjunct dropped: the shortest play "
                 f"({g.depth} steps; every shorter one refuted)"
             )
         else:
-            check = Check("", "state", lambda st, g=g: holds(ts, g, st), "sometimes")
-            short = slide(ts, check, Trace(board), max_candidates=DEEP_SHRINK)
-            if not holds(ts, g, short.steps[-1].state):
-                raise InternalError(f"{g.name}: the shortened play does not reach the board")
-            board = list(short.steps)
-            g.depth, g.minimal = len(board) - 1, False
+            g.steps = shortened_board(ts, g, board)
+            g.depth, g.minimal = len(g.steps) - 1, False
             g.note = (
                 f"beyond the bound: the wide seeded search with this conjunct dropped, {r.note}; {len(r.trace) - 1} "
                 f"steps in all, shortened to {g.depth} by delta debugging; not proved the shortest"
             )
-        g.steps = [(st.action, dict(st.params), st.state) for st in board]
         g.status, g.seconds = "found", time.perf_counter() - t0
 
 

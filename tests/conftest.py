@@ -30,9 +30,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session", autouse=True)
 def proof_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Proofs cached for this test session only: never a user's cache, never one from an earlier run."""
+    """Proofs cached for this test session only: never a user's cache, never one from an earlier run. Under
+    pytest-xdist the workers share one (their temporary folders' common parent is this session's), so that a
+    suite one worker proved is read by the other rather than proved again; entries are written atomically."""
     old = os.environ.get("DUELCHECK_CACHE")
-    os.environ["DUELCHECK_CACHE"] = str(tmp_path_factory.mktemp("proof-cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "proof-cache"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("proof-cache")
+    os.environ["DUELCHECK_CACHE"] = str(folder)
     yield
     if old is None:
         os.environ.pop("DUELCHECK_CACHE", None)

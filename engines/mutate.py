@@ -47,7 +47,9 @@ is a proof that the mutant and the rules are one transition system on the reacha
 write of the value the field already holds, a comparison whose boundary no reachable state meets with a
 different result, a branch for another rule set). Where it finds a state, and the engines' stages 1 to 4
 below kill nothing, induction is asked whether a play reaches a state where the step differs (`run_mutant`,
-through `kill`'s `first`, before stages 5 to 7, which cost the most): a proof is dead code too.
+through `kill`'s `first`, before stages 5 to 7, which cost the most): a proof is dead code too. A dropped
+guard's twin is asked sooner, once the replays and the short seeded search of stage 2 killed nothing (most
+dropped guards are killed there, in a few steps, and a kill needs no proof).
 
 Each other mutant is checked with the engines, with the mutant active in the process that checks it:
 1. the witnesses the rules as written reach within the bound (the baseline, computed once with their plays):
@@ -57,12 +59,17 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    certified and shortened by delta debugging, not proved minimal): a mutant that changes what the rules' own
    plays do is caught where it does, without a search (measured: `a > t_atk` read as `>=` in the damage
    table, unknown after 120 s of searching, killed on the play to a 0-ATK battle at step 11);
-2. when every invariant was proved for the rules as written, that proof asked again of the mutant's own steps
-   (`still_inductive`, stage 3 below) before any search for a violation: where it still holds no invariant is
+2. the seeded search (below) from the start of the duel a short way, to `SEEDED_EARLY` steps: most kills are
+   this short (of the 67 such kills in the first 118 mutants of a whole run, 57 at 10 steps or fewer), and
+   settled here they pay for no induction question (measured: a dropped guard killed at step 3 in 6.0 s, where
+   the twin's induction and the proof asked again first took 32.6 s); then, when every invariant was proved
+   for the rules as written, that proof asked again of the mutant's own steps
+   (`still_inductive`, stage 3 below) before any further search for a violation: where it still holds no invariant is
    violated at any depth, so neither search below is made and only a lost witness can kill (measured: a
    dropped write of `pass` whose seeded search gave no answer in 595 s, settled by the proof in 45 s); where it
    does not, when invariants are proved for the rules (the lemmas), the seeded search (engines/seeded.py) from
-   the start of the duel to `SEEDED_BEYOND` steps past the bound: plays whose steps the mutant takes as the rules do,
+   the start of the duel on to `SEEDED_BEYOND` steps past the bound (the depths refuted before not asked again):
+   plays whose steps the mutant takes as the rules do,
    pruned by the rules' proved invariants, then one step the mutant takes otherwise, where an invariant
    breaks; the shortest such play (measured, with the suite's lemmas: a pass that ends a step with a trigger
    waiting, killed at step 7 in 8 s; a Set with five monsters on the field at 7; a position change at 9 in
@@ -172,6 +179,10 @@ BEYOND = 4  # the baseline's search goes this many steps past the bound for the 
 # step (the violation at the first step the mutant takes otherwise), then of SEEDED_TAILS steps to the bound
 SEEDED_BEYOND = 4
 SEEDED_TAILS = (2,)
+# before the proofs, a short seeded search from the start: to this depth (the shortest kills are most: of the 67
+# seeded kills from the start in the first 118 mutants of a whole run, 57 at 10 steps or fewer), which settles a
+# mutant before the induction questions it would otherwise pay for (measured: the module's docstring, stage 2)
+SEEDED_EARLY = 10
 # and from the states of the rules' own plays and of FAR_WALKS seeded random plays under the rules (up to
 # FAR_WALK_LENGTH steps, or the end of the duel), this many steps on, a tail of one step
 FAR_DEPTH = 6
@@ -865,8 +876,9 @@ def equivalence(
     The lemmas are invariants proved for all depths under the rules as written (names of the suite's, or
     state checks): then the mutant and the rules allow the same steps from every reachable state, so they
     reach the same states and are one transition system. Sound for any set of proved lemmas; fewer lemmas
-    find fewer equivalences. A dropped guard the one-state question leaves open is asked of induction at
-    once; any other mutant only with `induction` (`same_steps`)."""
+    find fewer equivalences. With `induction`, a state the one-state question finds is not the last word: the
+    dropped guard's twin (`_twin_unreachable`), or for any other mutant the state where its step differs
+    (`same_steps`), is asked of induction; `run_mutant` asks that after the shortest kills were looked for."""
     from duelcheck.model.system import TransitionSystem
 
     if mutant.kind != "drop":
@@ -891,7 +903,7 @@ def equivalence(
     answer = implied(facts)
     if answer == z3.sat:
         # a state meeting the lemmas where it matters: whether a reachable one has it, asked of induction
-        if _twin_unreachable(ts, g, at, mutant.id, lemmas):
+        if induction and _twin_unreachable(ts, g, at, mutant.id, lemmas):
             return "equivalent", (
                 f"a dead rule: no reachable state has the other guards of {mutant.action} holding and this one "
                 "failing (proved for all depths by induction)"
@@ -1467,13 +1479,16 @@ def _seeded_kill(
     stride: int = 1,
     batch: int = 0,
     confirm: Callable[[Any], bool] | None = None,
+    refuted: int = 0,
 ) -> tuple[Any, str]:
     """The seeded search for a violation under the mutant (engines/seeded.py), from the start of the duel or
     (`far`) from the states of the rules' plays the mutant reaches alike: a certified `violated` result, or
     None; and what the search said (unreached up to a depth, or why it gave no answer). `stride`: of each
     play's states only every stride-th (and its last); `batch`: at most this many states in one search, a
     play's last states first. `confirm`: the concrete word on a play found (the result, its trace from the
-    start of the duel) in place of the violation's certificate; a far search's play is then not shortened."""
+    start of the duel) in place of the violation's certificate; a far search's play is then not shortened.
+    `refuted`: from the start, the depths up to this one were refuted by this search asked before (not asked
+    again)."""
     from duelcheck.engines.base import Result
     from duelcheck.engines.seeded import seeded_search
 
@@ -1498,7 +1513,7 @@ def _seeded_kill(
         accept, seeded.proved,
     )  # fmt: skip
     if not far:
-        got = search()
+        got = search(refuted=refuted)
         if got.status != "reached" or got.goal is None or got.trace is None:
             return None, got.note or f"{got.status} up to {got.depth}"
         trace = got.trace
@@ -1836,6 +1851,7 @@ def kill(
     lemmas: Sequence[str] = (),
     far: dict[str, Play] | None = None,
     first: Callable[[], dict[str, Any] | None] | None = None,
+    first_early: bool = False,
 ) -> dict[str, Any]:
     """Check one mutant with the engines (see the module's docstring); `found` is the baseline's witnesses,
     `plays` the plays that reach them under the rules as written, `deep` those that reach witnesses beyond
@@ -1843,7 +1859,9 @@ def kill(
     written (when they are the whole suite and stay inductive under the mutant, it survives at once), `far` the
     random plays under the rules the far seeded search also starts from (`far_walks`, made in the preparation),
     `first` a question asked with no mutant in force before the goal-directed and wide searches (the caller's:
-    whether the mutant is dead code), whose outcome, if any, is the answer.
+    whether the mutant is dead code), whose outcome, if any, is the answer; with `first_early`, asked sooner:
+    once the replays and the short seeded search from the start killed nothing, before the proof is asked
+    again and the longer searches.
     Returns status (killed, survived or unknown), killed_by, kill_kind (violated, not-found or unreachable),
     length, note and the verdict of every label checked."""
     from duelcheck.engines.checker import Checker
@@ -1875,6 +1893,8 @@ def kill(
         )
 
     late = False  # whether the searches that cost the most are made (below, once the others settled nothing)
+    seeded_depth = depth + SEEDED_BEYOND
+    early = min(seeded_depth, SEEDED_EARLY)
     with activated(mutant):
         try:
             # the witnesses first: the baseline's plays replayed (milliseconds), every invariant checked along
@@ -1884,16 +1904,31 @@ def kill(
             seen = _replay_violation(ts, invariants, {**(plays or {}), **(deep or {})})
             if seen is not None:
                 return violation_kill(seen)
+            # the seeded search: the rules' plays, pruned by their proved invariants, up to the first step the
+            # mutant takes otherwise, where an invariant breaks (most kills: a missing guard lets one step through)
+            # (with no invariant proved for the rules it would be the shallow search below made deeper, unpruned);
+            # a short way first, before any induction question: most kills are short, and a kill needs no proof
+            hit, said = None, ""
+            if seeded is not None:
+                hit, said = _seeded_kill(ts, seeded, invariants, early, 0, solver, deadline)
+            if hit is not None:
+                return violation_kill(hit)
+            refuted = early if said.startswith("unreached") else 0  # every depth to `early` refuted
+        except InternalError as exc:
+            return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
+    if first_early and first is not None:
+        settled = first()  # asked with no mutant in force (the caller's: a dead rule)
+        if settled is not None:
+            return settled
+    with activated(mutant):
+        try:
             # the rules' proof asked again of the mutant's steps: where it still holds, no invariant is violated
             # at any depth, so no search for a violation is made and only a lost witness can kill (measured: a
             # dropped write of `pass` whose seeded search gave no answer in 595 s, the proof kept in 45 s)
             proof = _proof_kept(ts, mutant, invariants, lemmas, deadline, original) if prove else None
-            # the seeded search: the rules' plays, pruned by their proved invariants, up to the first step the
-            # mutant takes otherwise, where an invariant breaks (most kills: a missing guard lets one step through)
-            # (with no invariant proved for the rules it would be the shallow search below made deeper, unpruned)
-            hit = None
-            if seeded is not None and proof is None:
-                hit, _ = _seeded_kill(ts, seeded, invariants, depth + SEEDED_BEYOND, 0, solver, deadline)
+            # then the seeded search the rest of the way (the depths refuted above are not asked again)
+            if seeded is not None and proof is None and seeded_depth > early:
+                hit, _ = _seeded_kill(ts, seeded, invariants, seeded_depth, 0, solver, deadline, refuted=refuted)
             if hit is not None:
                 return violation_kill(hit)
             # a witness whose play broke under the mutant, searched before the shallow search: a rule made
@@ -1976,7 +2011,7 @@ def kill(
                 late = seeded is not None and not any(r.verdict in settled_or_open for r in results)
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
-    if late and first is not None:
+    if late and first is not None and not first_early:
         # asked with no mutant in force, before the searches that cost the most (the caller's: dead code)
         settled = first()
         if settled is not None:
@@ -2085,7 +2120,7 @@ def run_mutant(
                 asked.append(done | {"note": why, "verdicts": {}} if again == "equivalent" else None)
             return asked[0]
 
-        ask = mutant.kind != "drop" and bool(prepared["lemmas"])
+        ask = bool(prepared["lemmas"])
         out = kill(
             r,
             mutant,
@@ -2099,6 +2134,7 @@ def run_mutant(
             lemmas=prepared["lemmas"],
             far=prepared.get("far_plays"),
             first=dead_code if ask else None,  # before the goal-directed and wide searches, which cost the most
+            first_early=mutant.kind == "drop",  # a dropped guard's twin: before the proof and the longer searches
         )
         if status == "unknown" and out["status"] != "equivalent":
             out["note"] = f"{out['note']}; {note}"

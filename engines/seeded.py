@@ -160,6 +160,7 @@ def seeded_search(
     accept: Callable[[Goal, Trace], bool] | None = None,
     proved: set[str] | frozenset[str] = frozenset(),
     start: list[State] | None = None,
+    refuted: int = 0,
 ) -> SeededReach:
     """The shortest play of B (at most `depth` steps, its first divergence from A among its last `after` + 1
     steps) that violates one of the invariants `props` at its last step, or why there is none. `dis` is where
@@ -169,7 +170,9 @@ def seeded_search(
     under B): a play it refuses is ruled out and the depth asked again. `proved`: the invariants among `props`
     proved for all depths under A (the lemmas' properties). `start`: states A reaches, each by a play B takes
     alike (the caller replayed it under both), where the plays may start (any one of them, by a selector, as
-    engines/bmc.py searches from several); the trace then starts there."""
+    engines/bmc.py searches from several); the trace then starts there. `refuted`: the depths up to this one were
+    refuted by the same search asked before (the same systems, lemmas, goals, `after` and `start`, a shallower
+    `depth`): their refutations are asserted, not asked again."""
     goals = [Goal(p, c) for p in props for c in p.checks if p.kind == "always"]
     u = Unrolling(b, start)  # B's plays
     facts = Unrolling(a, None, lemmas)  # A's lemmas, made once over a template state and copied per state
@@ -216,6 +219,9 @@ def seeded_search(
             if defs:
                 told.append(z3.substitute(z3.And(*defs), *pairs, (placeholder, left)))
             session.add(z3.And(*told))
+            if d <= refuted and hits:  # refuted by the same question asked before: asserted
+                session.add(z3.Not(z3.Or(*hits.values())))
+                continue
             while hits:
                 check_interrupt()
                 session.deadline = deadline

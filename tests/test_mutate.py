@@ -245,10 +245,11 @@ def test_a_dropped_guard_whose_twin_no_play_reaches_is_equivalent_by_induction()
     assert mu.equivalence(Rules(), over, [c for n in proved for c in BY_NAME[n].checks if c.on == "state"])[0] == (
         "not-equivalent"
     )  # the same invariants as checks: the one-state question alone
-    status, why = mu.equivalence(Rules(), over, proved)
+    assert mu.equivalence(Rules(), over, proved) == ("not-equivalent", "")  # without induction: the one state
+    status, why = mu.equivalence(Rules(), over, proved, induction=True)
     assert status == "equivalent" and "induction" in why, why
     due = mu.mutant_by_id("drop:discard:1")
-    assert mu.equivalence(Rules(), due, proved)[0] == "not-equivalent"
+    assert mu.equivalence(Rules(), due, proved, induction=True)[0] == "not-equivalent"
 
 
 def test_a_write_the_field_always_holds_where_the_action_runs_is_dead_code_proved_by_induction() -> None:
@@ -311,6 +312,34 @@ def test_a_mutant_the_engines_do_not_kill_is_asked_of_induction_before_it_is_cal
     assert ran == ["write:trigger:4", "compare:replay_select:3"]  # the cheaper stages ran first, for both
     assert late == ["compare:replay_select:3"]  # the costliest searches only for the one not proved dead
     assert asked == ["write:trigger:4", "compare:replay_select:3"]  # once each
+
+
+def test_a_dropped_guard_is_asked_of_induction_only_when_the_short_seeded_search_kills_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shortest kills come before the induction questions (`SEEDED_EARLY`): the first player's draw on turn
+    1 (drop:normal_draw:3) is killed at step 1 by the short seeded search, and its twin is never asked of
+    induction; a discard with the duel won (drop:discard:0), where that search finds nothing, is asked once and
+    proved a dead rule, through the whole of `run_mutant` (the engines' own stages, no stand-in)."""
+    invariants = [p for p in PROPERTIES if p.kind == "always"]
+    cache = Path(os.environ["DUELCHECK_CACHE"])
+    proved = sorted(Induction(TransitionSystem(Rules()), cache=cache).prove_suite(invariants))
+    asked: list[str] = []
+    equivalence = mu.equivalence
+
+    def counted(rules: Rules, mutant: mu.Mutant, lemmas: Any, induction: bool = False) -> tuple[str, str]:
+        asked.extend([mutant.id] if induction else [])
+        return equivalence(rules, mutant, lemmas, induction)
+
+    monkeypatch.setattr(mu, "equivalence", counted)
+    prepared = {"lemmas": proved, "witnesses": {}}
+    assert mu.SEEDED_EARLY < mu.DEFAULT_DEPTH + mu.SEEDED_BEYOND
+    drawn = mu.run_mutant("drop:normal_draw:3", Rules().model_dump(), 4, {}, prepared)
+    assert drawn["status"] == "killed" and drawn["length"] == 1 and "seeded search" in drawn["note"], drawn
+    assert asked == []
+    dead = mu.run_mutant("drop:discard:0", Rules().model_dump(), 4, {}, prepared)
+    assert dead["status"] == "equivalent" and "dead rule" in dead["note"] and "induction" in dead["note"], dead
+    assert asked == ["drop:discard:0"]
 
 
 def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_rule() -> None:
@@ -712,12 +741,21 @@ def test_the_time_limit_in_the_induction_of_a_witness_beyond_the_bound_is_unknow
 def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_loses_its_witnesses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Where the rules' proof still holds under the mutant no invariant is violated at any depth: neither the
-    seeded search nor the shallow search is made (a dropped write of `pass` once spent 595 s in the seeded search
-    before a proof of 45 s settled it), and the mutant survives with its invariants proved; a witness whose play
-    breaks is still searched, and a lost one kills it (a Set only with an empty hand never Sets in 2 steps)."""
+    """Where the rules' proof still holds under the mutant no invariant is violated at any depth: past the short
+    seeded search made before the proof is asked (`SEEDED_EARLY`), neither the seeded search nor the shallow
+    search is made (a dropped write of `pass` once spent 595 s in the seeded search before a proof of 45 s
+    settled it), and the mutant survives with its invariants proved; a witness whose play breaks is still
+    searched, and a lost one kills it (a Set only with an empty hand never Sets in 2 steps)."""
     found, plays, _ = mu.baseline(Rules(), 2, [])
     assert found["reach-set-spell-trap"] == 2
+    searched: list[int] = []
+    monkeypatch.setattr(mu, "SEEDED_EARLY", 3)  # short of the bound's 2 + SEEDED_BEYOND: a further search is due
+
+    def short_only(ts: Any, seeded: Any, invariants: Any, depth: int, *args: Any, **kwargs: Any) -> Any:
+        if searched or depth > mu.SEEDED_EARLY:
+            raise AssertionError("a search for a violation under a mutant whose proof is kept")
+        searched.append(depth)
+        return None, f"unreached up to {depth} steps"
 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a search for a violation under a mutant whose proof is kept")
@@ -726,13 +764,17 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
         return mu._outcome("survived", "every invariant proved for all depths under the mutant", {})
 
     monkeypatch.setattr(mu, "_proof_kept", kept)
-    monkeypatch.setattr(mu, "_seeded_kill", never)
+    monkeypatch.setattr(mu, "_seeded_kill", short_only)
     monkeypatch.setattr(mu, "_probe", never)
     lemmas = ["well-formed"]
     out = mu.kill(Rules(), mu.mutant_by_id("drop:set_spell_trap:14"), 2, found, plays=plays, lemmas=lemmas)
     assert out["status"] == "survived" and out["note"].startswith("every invariant proved")
+    assert searched == [mu.SEEDED_EARLY]
+    searched.clear()
     out = mu.kill(Rules(), mu.mutant_by_id("negate:set_spell_trap:10"), 2, found, plays=plays, lemmas=lemmas)
     assert (out["status"], out["killed_by"], out["kill_kind"]) == ("killed", "reach-set-spell-trap", "not-found")
+    assert searched == [3]
+    searched.clear()
     # the time limit striking in that witness's search leaves it open: unknown, never a survivor
     m = mu.mutant_by_id("negate:set_spell_trap:10")
     out = mu.kill(Rules(), m, 2, found, plays=plays, lemmas=lemmas, timeout=1e-9)

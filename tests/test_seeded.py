@@ -122,7 +122,8 @@ def test_the_rules_never_disagree_with_themselves() -> None:
 def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None:
     """A pass that ends a step while a trigger waits to be activated (drop:pass:3) breaks triggers-first only
     at step 7, past the probe's 5: the seeded search finds the play, each step before the last taken alike
-    by the rules, and refutes every shorter one. Certified under the mutant from the start of the duel."""
+    by the rules, and refutes every shorter one. Certified under the mutant from the start of the duel. Asked
+    a short way first, as `duelcheck mutate` asks it (to 4 here), then on with those depths not asked again."""
     m = mu.mutant_by_id("drop:pass:3")
     ts = TransitionSystem(Rules())
     # pruned by well-formed, as `duelcheck mutate` prunes by every proved invariant (`duelcheck check` proves it
@@ -130,14 +131,17 @@ def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None
     seeded = mu.seeded_setup(Rules(), ts, m, ["well-formed"], {})
     assert mu.PROBE_DEPTH < 7
     with mu.activated(m):
-        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None)
+        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", None)  # the depths the probe asks
+        assert none is None and "unreached up to 4" in why
+        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None, refuted=4)
         assert r is not None and r.verdict == "violated" and r.trace is not None and r.length == 7, r
         prop = BY_NAME[r.prop]
         certify(ts, next(c for c in prop.checks if c.label == r.case), r.trace, False)
         # the last step passes (a pass, or the passes end_step and end_steps take, which run pass's body)
         assert r.trace.steps[-1].action in ("pass", "end_step", "end_steps") and "every shorter one refuted" in r.note
-        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", None)  # the depths the probe asks
-        assert none is None and "unreached up to 4" in why
+        # depths given as refuted are asserted so, never asked: told all seven were, the search finds nothing
+        told, why = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None, refuted=7)
+        assert told is None and "unreached up to 7" in why
     a = TransitionSystem(Rules())  # the rules as written refuse the last step
     state = r.trace.steps[-2].state
     assert not a.apply(state, r.trace.steps[-1].action, r.trace.steps[-1].params).ok

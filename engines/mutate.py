@@ -157,7 +157,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import z3
 
@@ -1467,6 +1467,16 @@ def _windows(
         yield [starts[i] for i in part], [how[i] for i in part]
 
 
+class SeededKill(NamedTuple):
+    """What `_seeded_kill` says: the certified violation found, or None; what the search said (unreached up to
+    a depth, or why it gave no answer); and, from the start of the duel, the depth up to which every depth was
+    refuted (0 when the search gave no such answer: a far search, a play found, no answer, a time limit)."""
+
+    hit: Any
+    note: str
+    refuted: int = 0
+
+
 def _seeded_kill(
     ts: Any,
     seeded: Seeded,
@@ -1480,10 +1490,10 @@ def _seeded_kill(
     batch: int = 0,
     confirm: Callable[[Any], bool] | None = None,
     refuted: int = 0,
-) -> tuple[Any, str]:
+) -> SeededKill:
     """The seeded search for a violation under the mutant (engines/seeded.py), from the start of the duel or
     (`far`) from the states of the rules' plays the mutant reaches alike: a certified `violated` result, or
-    None; and what the search said (unreached up to a depth, or why it gave no answer). `stride`: of each
+    None; what the search said; and the depths it refuted from the start (`SeededKill`). `stride`: of each
     play's states only every stride-th (and its last); `batch`: at most this many states in one search, a
     play's last states first. `confirm`: the concrete word on a play found (the result, its trace from the
     start of the duel) in place of the violation's certificate; a far search's play is then not shortened.
@@ -1514,8 +1524,10 @@ def _seeded_kill(
     )  # fmt: skip
     if not far:
         got = search(refuted=refuted)
+        if got.status == "unreached":
+            return SeededKill(None, f"unreached up to {got.depth}", got.depth)
         if got.status != "reached" or got.goal is None or got.trace is None:
-            return None, got.note or f"{got.status} up to {got.depth}"
+            return SeededKill(None, got.note or f"{got.status} up to {got.depth}")
         trace = got.trace
     else:
         # the short plays' states in one search, each long play's on its own (measured: one search from 1,800
@@ -1532,20 +1544,20 @@ def _seeded_kill(
             group.append((starts, how))
             got = search(starts)
             if got.status == "unknown":
-                return None, got.note
+                return SeededKill(None, got.note)
             if got.status == "reached" and got.goal is not None and got.trace is not None:
                 break
         else:
-            return None, f"unreached up to {depth} steps from the states of the rules' plays"
+            return SeededKill(None, f"unreached up to {depth} steps from the states of the rules' plays")
         trace = whole(got.trace)
         where = f"from step {len(trace) - got.depth} of a play the rules make"
     tail = "its last step" if after == 0 else f"one of its last {after + 1} steps"
     r = Result(got.goal.prop.name, got.goal.check.label, "always", "violated", depth, 0.0, "seeded", trace)
     if not certified(r):
-        return None, "the play found is not confirmed by the concrete interpreter"
+        return SeededKill(None, "the play found is not confirmed by the concrete interpreter")
     if far and confirm is not None:
         note = f"{where}, {got.depth} step(s) on"
-        return dataclasses.replace(r, note=note, minimal=False), ""
+        return SeededKill(dataclasses.replace(r, note=note, minimal=False), "")
     if not far:
         note = (
             f"seeded search from the start of the duel: steps of the rules, which the mutant takes alike, and "
@@ -1560,7 +1572,7 @@ def _seeded_kill(
             f"first the mutant takes otherwise; {found} steps in all, shortened to {len(trace)} by delta "
             "debugging; not proved minimal"
         )
-    return dataclasses.replace(r, trace=trace, note=note, minimal=False), ""
+    return SeededKill(dataclasses.replace(r, trace=trace, note=note, minimal=False), "")
 
 
 def _term_like(value: Any, like: Any) -> Any:
@@ -1620,10 +1632,10 @@ def first_divergence(
     # an invariant of the rules: the search asks its violation at a step where the mutant and the rules disagree
     seeded = dataclasses.replace(seeded, proved=seeded.proved | {goal.name})
     with activated(mutant):
-        r, why = _seeded_kill(ts, seeded, [goal], depth, 0, solver, deadline, confirm=confirm)
+        r, why, _ = _seeded_kill(ts, seeded, [goal], depth, 0, solver, deadline, confirm=confirm)
         if r is not None:
             return dataclasses.replace(r, minimal=True), ""
-        r, wide = _seeded_kill(
+        r, wide, _ = _seeded_kill(
             ts, seeded, [goal], WIDE_DEPTH, 0, solver, deadline, True, WIDE_STRIDE, WIDE_BATCH, confirm=confirm
         )
     return (r, "") if r is not None else (None, f"from the start: {why}; the wide search: {wide}")
@@ -1908,12 +1920,11 @@ def kill(
             # mutant takes otherwise, where an invariant breaks (most kills: a missing guard lets one step through)
             # (with no invariant proved for the rules it would be the shallow search below made deeper, unpruned);
             # a short way first, before any induction question: most kills are short, and a kill needs no proof
-            hit, said = None, ""
+            hit, refuted = None, 0  # refuted: every depth up to it refuted from the start, not asked again
             if seeded is not None:
-                hit, said = _seeded_kill(ts, seeded, invariants, early, 0, solver, deadline)
+                hit, _, refuted = _seeded_kill(ts, seeded, invariants, early, 0, solver, deadline)
             if hit is not None:
                 return violation_kill(hit)
-            refuted = early if said.startswith("unreached") else 0  # every depth to `early` refuted
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     if first_early and first is not None:
@@ -1928,7 +1939,7 @@ def kill(
             proof = _proof_kept(ts, mutant, invariants, lemmas, deadline, original) if prove else None
             # then the seeded search the rest of the way (the depths refuted above are not asked again)
             if seeded is not None and proof is None and seeded_depth > early:
-                hit, _ = _seeded_kill(ts, seeded, invariants, seeded_depth, 0, solver, deadline, refuted=refuted)
+                hit, _, _ = _seeded_kill(ts, seeded, invariants, seeded_depth, 0, solver, deadline, refuted=refuted)
             if hit is not None:
                 return violation_kill(hit)
             # a witness whose play broke under the mutant, searched before the shallow search: a rule made
@@ -1968,9 +1979,9 @@ def kill(
                 # drawn), and from the start with a longer tail after the first step taken otherwise
                 hit = None
                 if seeded is not None:
-                    hit, _ = _seeded_kill(ts, seeded, invariants, FAR_DEPTH, 0, solver, deadline, far=True)
+                    hit, _, _ = _seeded_kill(ts, seeded, invariants, FAR_DEPTH, 0, solver, deadline, far=True)
                     for after in SEEDED_TAILS if hit is None else ():
-                        hit, _ = _seeded_kill(ts, seeded, invariants, depth, after, solver, deadline)
+                        hit, _, _ = _seeded_kill(ts, seeded, invariants, depth, after, solver, deadline)
                         if hit is not None:
                             break
                 if hit is not None:
@@ -2026,7 +2037,7 @@ def kill(
                     return _outcome("unknown", "the goal-directed search was stopped by the time limit", done)
                 results += [deep_hit] if deep_hit is not None else []
                 if deep_hit is None:  # then the far search much deeper, from fewer states at a time
-                    far_hit, _ = _seeded_kill(
+                    far_hit, _, _ = _seeded_kill(
                         ts, seeded, invariants, WIDE_DEPTH, 0, solver, deadline, True, WIDE_STRIDE, WIDE_BATCH
                     )
                     if far_hit is None and deadline is not None and time.monotonic() > deadline:
@@ -2036,7 +2047,7 @@ def kill(
                     results += [far_hit] if far_hit is not None else []
                 if deep_hit is None and not any(r.verdict == "violated" for r in results):
                     # last: the far search one step deeper than before, from every state
-                    far_hit, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
+                    far_hit, _, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
                     if far_hit is None and deadline is not None and time.monotonic() > deadline:
                         done = {r.label: f"{r.verdict} ({r.length})" for r in results}
                         note = f"the seeded search {FAR_LAST} steps on was stopped by the time limit"

@@ -755,7 +755,7 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
         if searched or depth > mu.SEEDED_EARLY:
             raise AssertionError("a search for a violation under a mutant whose proof is kept")
         searched.append(depth)
-        return None, f"unreached up to {depth} steps"
+        return mu.SeededKill(None, f"unreached up to {depth} steps", depth)
 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a search for a violation under a mutant whose proof is kept")
@@ -779,6 +779,31 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
     m = mu.mutant_by_id("negate:set_spell_trap:10")
     out = mu.kill(Rules(), m, 2, found, plays=plays, lemmas=lemmas, timeout=1e-9)
     assert out["status"] == "unknown" and "reach-set-spell-trap" in out["note"], out
+
+
+@pytest.mark.parametrize(("said", "refuted"), [("unreached up to 3", 0), ("the solver gave no answer at depth 4", 3)])
+def test_the_longer_seeded_search_is_told_what_the_short_one_refuted_by_its_status_not_its_words(
+    monkeypatch: pytest.MonkeyPatch, said: str, refuted: int
+) -> None:
+    """The depths the short seeded search refuted from the start are asserted by the longer one, not asked again:
+    the number it reports, whatever its note says (a note is for people)."""
+    asked: list[tuple[int, int]] = []
+
+    class Enough(Exception):
+        pass
+
+    def seeded(ts: Any, seeded: Any, invariants: Any, depth: int, *args: Any, **kwargs: Any) -> Any:
+        asked.append((depth, kwargs.get("refuted", 0)))
+        if len(asked) > 1:
+            raise Enough
+        return mu.SeededKill(None, said, refuted)
+
+    monkeypatch.setattr(mu, "SEEDED_EARLY", 3)
+    monkeypatch.setattr(mu, "_seeded_kill", seeded)
+    monkeypatch.setattr(mu, "_proof_kept", lambda *args, **kwargs: None)
+    with pytest.raises(Enough):
+        mu.kill(Rules(), mu.mutant_by_id("write:discard:7"), 2, {}, lemmas=["well-formed"])
+    assert asked == [(3, 0), (2 + mu.SEEDED_BEYOND, refuted)]
 
 
 def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:

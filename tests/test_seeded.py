@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import random
+import time
 from typing import Any
 
 import pytest
@@ -131,17 +132,21 @@ def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None
     seeded = mu.seeded_setup(Rules(), ts, m, ["well-formed"], {})
     assert mu.PROBE_DEPTH < 7
     with mu.activated(m):
-        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", None)  # the depths the probe asks
-        assert none is None and "unreached up to 4" in why
-        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None, refuted=4)
+        none, why, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", None)  # the probe's depths
+        assert none is None and "unreached up to 4" in why and refuted == 4
+        r, _, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None, refuted=4)
+        assert refuted == 0  # a play found refutes nothing the caller may assert
         assert r is not None and r.verdict == "violated" and r.trace is not None and r.length == 7, r
         prop = BY_NAME[r.prop]
         certify(ts, next(c for c in prop.checks if c.label == r.case), r.trace, False)
         # the last step passes (a pass, or the passes end_step and end_steps take, which run pass's body)
         assert r.trace.steps[-1].action in ("pass", "end_step", "end_steps") and "every shorter one refuted" in r.note
         # depths given as refuted are asserted so, never asked: told all seven were, the search finds nothing
-        told, why = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None, refuted=7)
-        assert told is None and "unreached up to 7" in why
+        told, why, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 7, 0, "auto", None, refuted=7)
+        assert told is None and "unreached up to 7" in why and refuted == 7
+        # a time limit refutes nothing: the depths it left are not reported refuted
+        stopped, why, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", time.monotonic() - 1)
+        assert stopped is None and "time limit" in why and refuted == 0
     a = TransitionSystem(Rules())  # the rules as written refuse the last step
     state = r.trace.steps[-2].state
     assert not a.apply(state, r.trace.steps[-1].action, r.trace.steps[-1].params).ok
@@ -163,9 +168,10 @@ def test_the_far_search_starts_from_the_states_of_a_play_the_rules_make() -> Non
     ts = TransitionSystem(rules)
     seeded = mu.seeded_setup(rules, ts, m, [], walks)
     with mu.activated(m):
-        near, why = mu._seeded_kill(ts, seeded, INVARIANTS, 2, 0, "auto", None)
+        near, why, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 2, 0, "auto", None)
         assert near is None and "unreached up to 2" in why
-        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, 1, 0, "auto", None, far=True)
+        r, _, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 1, 0, "auto", None, far=True)
+        assert refuted == 0  # the far search says nothing of the depths from the start of the duel
         assert r is not None and r.prop == "deck-out-loses" and r.trace is not None, r
         certify(ts, BY_NAME[r.prop].checks[0], r.trace, False)
         assert r.trace.steps[0].state.v == ts.init().v and r.trace.steps[-1].action == "normal_draw"
@@ -188,9 +194,9 @@ def test_a_duel_ended_mid_chain_needs_the_far_search_one_step_deeper() -> None:
     m = mu.mutant_by_id("drop:resolve:0")
     seeded = mu.seeded_setup(rules, ts, m, [], {"a plain play to an empty deck": play})
     with mu.activated(m):
-        none, why = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_DEPTH, 0, "auto", None, far=True)
+        none, why, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_DEPTH, 0, "auto", None, far=True)
         assert none is None, none
-        r, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_LAST, 0, "auto", None, far=True)
+        r, _, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_LAST, 0, "auto", None, far=True)
     assert r is not None and r.prop == "nothing-after-the-duel" and r.trace is not None, why
     with mu.activated(m):
         certify(ts, BY_NAME[r.prop].checks[0], r.trace, False)
@@ -229,9 +235,9 @@ def test_a_replay_chosen_after_the_duel_was_won_needs_the_wide_search() -> None:
     m = mu.mutant_by_id("drop:replay_select:0")
     seeded = mu.seeded_setup(rules, ts, m, [], {"a play to an empty deck, a Trap Set": play})
     with mu.activated(m):
-        none, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_LAST, 0, "auto", None, far=True)
+        none, _, _ = mu._seeded_kill(ts, seeded, INVARIANTS, mu.FAR_LAST, 0, "auto", None, far=True)
         assert none is None, none
-        r, why = mu._seeded_kill(
+        r, why, _ = mu._seeded_kill(
             ts, seeded, INVARIANTS, mu.WIDE_DEPTH, 0, "auto", None, True, mu.WIDE_STRIDE, mu.WIDE_BATCH
         )
         assert r is not None and r.prop == "nothing-after-the-duel" and r.trace is not None, why

@@ -47,7 +47,7 @@ is a proof that the mutant and the rules are one transition system on the reacha
 write of the value the field already holds, a comparison whose boundary no reachable state meets with a
 different result, a branch for another rule set). Where it finds a state, and the engines' stages 1 to 4
 below kill nothing, induction is asked whether a play reaches a state where the step differs (`run_mutant`,
-through `kill`'s `first`, before stages 5 to 7, which cost the most): a proof is dead code too. A dropped
+through `kill`'s `first`, before stages 5 to 8, which cost the most): a proof is dead code too. A dropped
 guard's twin is asked sooner, once the replays and the short seeded search of stage 2 killed nothing (most
 dropped guards are killed there, in a few steps, and a kill needs no proof).
 
@@ -88,24 +88,12 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    proof saw it; asked before stage 2's searches): if it still holds and no witness is lost, every invariant
    is proved for all depths under the mutant, which survives (measured:
    10 s for a `change_position` guard, 1 to 3 min for a `resolve` one, whose cases the proofs split finest);
-   otherwise the checker (engines/checker.py) on the invariants with the mutant active: proved by induction
-   with nothing cached for the mutant, then bounded model checking, with the first layer's lemmas, of what is
-   not proved; no simulation for witnesses (its walks differ from rules to rules, so a witness it misses says
-   nothing);
-4. for the invariants that hold to the bound without a proof, a short bounded search (`DEEP_DEPTH` steps)
-   from any state of the rules' own plays (the baseline's, and the witnesses beyond the bound that seeded
-   simulation reaches, such as a deck running out), replayed under the mutant, then also from the states of
-   `DEEP_WALKS` seeded random plays under the mutant: a violation that needs a deep setting-up (a monster
-   that attacks on a later turn than it arrived, then Main Phase 2: 14 steps) and then a short divergence.
-   Its trace is the play to that state and the search's steps, certified from the initial state and
-   shortened by delta debugging, not proved minimal (measured: the dropped "declared an attack this turn"
-   guard of `change_position`, which survives a bound of 12, killed in 55 s from a random play's state).
-   Before that search, when the proof was not kept, the seeded search again: from the states of the rules'
-   own plays and of `FAR_WALKS` seeded random plays under the rules (to the end of the duel: a deck drawn
-   out), `FAR_DEPTH` steps on with the last the first the mutant takes otherwise (measured: a Normal Summon
-   after the duel is won, killed from step 278 of a deck-out play, in 32 s with the shortening), then from
-   the start with a tail of `SEEDED_TAILS` steps after the first divergence;
-5. when nothing above settled the mutant (it would survive), the goal-directed search (engines/goal.py): the
+4. when the proof was not kept, the seeded search again: from the states of the rules' own plays and of
+   `FAR_WALKS` seeded random plays under the rules (to the end of the duel: a deck drawn out), `FAR_DEPTH`
+   steps on with the last the first the mutant takes otherwise (measured: a Normal Summon after the duel is
+   won, killed from step 278 of a deck-out play, in 32 s with the shortening), then from the start with a
+   tail of `SEEDED_TAILS` steps after the first divergence;
+5. when nothing above settled the mutant, the goal-directed search (engines/goal.py): the
    solver names a few cells of a state meeting the lemmas from which a step of an action the mutant changes
    breaks an invariant (the opponent's fifth Monster Zone filled and a replay due), a concrete search walks
    the mutant's plays from the start of the duel towards those cells, and the seeded search runs again from
@@ -117,11 +105,27 @@ Each other mutant is checked with the engines, with the mutant active in the pro
    replay's choice after the duel was won, 13 steps from a state of the deck-out play, found in 24 s from 18
    states; the opponent's fifth Monster Zone filled, then a replay to a direct attack, 9 steps from a state of a
    random play, in 9 s);
-7. last, the seeded search from the states of the rules' own plays again, `FAR_LAST` steps on, one more than
+7. then the seeded search from the states of the rules' own plays again, `FAR_LAST` steps on, one more than
    `FAR_DEPTH` (measured: a chain link resolving after a draw from an empty deck has ended the duel mid-chain,
    the dropped "the duel is over" guard of `resolve`, needs 7 steps from a state of the deck-out play, the
    Main Phase of the player whose deck is empty: a Spell, a pass, a Quick-Play Spell that draws, two passes,
-   two resolutions; killed in about 70 s on a shared machine, where 6 steps left it a survivor).
+   two resolutions; killed in about 70 s on a shared machine, where 6 steps left it a survivor);
+8. last, when no violation was found, the checker (engines/checker.py) on the invariants with the mutant
+   active: proved by induction with nothing cached for the mutant, then bounded model checking, with the
+   first layer's lemmas, of what is not proved; no simulation for witnesses (its walks differ from rules to
+   rules, so a witness it misses says nothing). Then, for the invariants that hold to the bound without a
+   proof, a short bounded search (`DEEP_DEPTH` steps) from any state of the rules' own plays (the baseline's,
+   and the witnesses beyond the bound that seeded simulation reaches, such as a deck running out), replayed
+   under the mutant, then also from the states of `DEEP_WALKS` seeded random plays under the mutant: a
+   violation that needs a deep setting-up and then a short divergence, its trace the play to that state and
+   the search's steps, certified from the initial state and shortened by delta debugging, not proved minimal.
+   The checker comes last because it kills least and may cost most: of the 684 kills of the whole run on
+   model `f638f75a` it made one (`compare:trigger:1`, at step 12, minimal), the search beyond it none, while
+   for a mutant whose kill needs a deep setting-up it cost the most (measured, the machine shared by three
+   runs: `write:discard:11`, a card Set this turn still marked so after a discard to the hand limit, spent 88
+   min in the checker and 28 more in the search beyond it, unkilled after 2 h; with the checker last it is
+   killed by the wide search at step 44 in 2,755 s; `write:discard:7` 1,890 s -> 530 s,
+   `compare:replay_select:3` 1,745 s -> 1,091 s).
 A mutant is killed when some invariant is `violated` with a certified trace (the trace replayed through the
 concrete interpreter under the mutant), or when a witness the rules as written reach within the bound is
 `not-found` (refuted at every depth up to the bound) or `unreachable` (proved) under the mutant: the kill
@@ -1905,6 +1909,7 @@ def kill(
         )
 
     late = False  # whether the searches that cost the most are made (below, once the others settled nothing)
+    checking = False  # whether the checker is run (last)
     seeded_depth = depth + SEEDED_BEYOND
     early = min(seeded_depth, SEEDED_EARLY)
     with activated(mutant):
@@ -1995,31 +2000,13 @@ def kill(
                         f"no verdict for {', '.join(unsure)} up to {probe} steps",
                         {label: "unknown" for label in unsure},
                     )
-                if searched:
-                    checker = Checker(
-                        rules,
-                        depth,
-                        solver=solver,
-                        simulate=False,
-                        prove=prove,
-                        cache=None,
-                        deadline=deadline,
-                        workers=1,
-                    )
-                    results += checker.run(invariants).results
-                    # beyond the bound: a short search from the states of the rules' own plays (replayed under
-                    # the mutant), for the invariants that hold to the bound and are not proved
-                    bounded = {r.prop for r in results if r.kind == "always" and r.verdict == "holds" and not r.proved}
-                    settled = any(r.verdict in ("violated", "not-found", "unreachable") for r in results)
-                    if bounded and not settled:
-                        props = [p for p in invariants if p.name in bounded]
-                        beyond = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
-                        results = [r for r in results if beyond is None or r.label != beyond.label]
-                        results += [beyond] if beyond is not None else []
-                # a setting-up deeper than any play above (the opponent's fifth Monster Zone filled): asked of the
-                # solver, then walked; last, for the mutants nothing else settled (it may take minutes): below
+                # the searches for a deep setting-up next (below), and the checker last: of the 684 kills of the
+                # whole run on model f638f75a it made one (`compare:trigger:1`, at step 12), while for a mutant whose
+                # kill needs a deep setting-up it came first and cost the most (`write:discard:11`: the checker 88
+                # min, the search beyond it 28 min and more; with the checker last, killed in 46 min in all)
                 settled_or_open = ("violated", "not-found", "unreachable", "unknown", "interrupted")
                 late = seeded is not None and not any(r.verdict in settled_or_open for r in results)
+                checking = searched
         except InternalError as exc:
             return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     if late and first is not None and not first_early:
@@ -2056,6 +2043,25 @@ def kill(
             except InternalError as exc:
                 note = one_line(f"the two semantics disagree under this mutant: {exc}")
                 return _outcome("unknown", note, verdicts)
+    if checking and not any(r.verdict == "violated" for r in results):
+        # last: the checker (induction, then bounded model checking to the bound), and the search beyond it
+        with activated(mutant):
+            try:
+                checker = Checker(
+                    rules, depth, solver=solver, simulate=False, prove=prove, cache=None, deadline=deadline, workers=1
+                )
+                results += checker.run(invariants).results
+                # beyond the bound: a short search from the states of the rules' own plays (replayed under the
+                # mutant), for the invariants that hold to the bound and are not proved
+                bounded = {r.prop for r in results if r.kind == "always" and r.verdict == "holds" and not r.proved}
+                settled = any(r.verdict in ("violated", "not-found", "unreachable") for r in results)
+                if bounded and not settled:
+                    props = [p for p in invariants if p.name in bounded]
+                    beyond = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
+                    results = [r for r in results if beyond is None or r.label != beyond.label]
+                    results += [beyond] if beyond is not None else []
+            except InternalError as exc:
+                return _outcome("unknown", one_line(f"the two semantics disagree under this mutant: {exc}"), verdicts)
     for r in results:
         verdicts[r.label] = f"{r.verdict} ({r.length})" if r.length is not None else r.verdict
         if r.proved and r.kind == "always":

@@ -806,6 +806,55 @@ def test_the_longer_seeded_search_is_told_what_the_short_one_refuted_by_its_stat
     assert asked == [(3, 0), (2 + mu.SEEDED_BEYOND, refuted)]
 
 
+@pytest.mark.parametrize("deep_kill", [True, False])
+def test_the_checker_comes_last_after_the_searches_for_a_deep_setting_up(
+    monkeypatch: pytest.MonkeyPatch, deep_kill: bool
+) -> None:
+    """Stages 1 to 4 settle nothing (each stood in for): the goal-directed, wide and far searches come next,
+    and the checker (induction, then bounded model checking to the bound) only after them, and only when they
+    found no violation: a kill needing a deep setting-up pays nothing for the checker's bounded search."""
+    from duelcheck.engines import checker as checker_module
+    from duelcheck.engines.base import Result, Trace
+    from duelcheck.model.system import Step
+
+    order: list[str] = []
+
+    def seeded(ts: Any, seeded: Any, invariants: Any, depth: int, *args: Any, **kwargs: Any) -> Any:
+        far = kwargs.get("far", False) or (len(args) > 3 and args[3])
+        order.append("far" if far else "seeded")
+        return mu.SeededKill(None, f"unreached up to {depth}", 0 if far else depth)
+
+    def goal(ts: Any, *args: Any) -> Any:
+        order.append("goal")
+        if not deep_kill:
+            return None
+        state = ts.init()
+        trace = Trace([Step("init", {}, state), Step("normal_draw", {}, state)])
+        return Result("well-formed", "", "always", "violated", 1, 0.0, "goal", trace, "goal-directed search")
+
+    class Checker:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            order.append("checker")
+
+        def run(self, props: Any) -> Any:
+            return type("Run", (), {"results": []})()
+
+    monkeypatch.setattr(mu, "_replay_violation", lambda *args: None)
+    monkeypatch.setattr(mu, "_seeded_kill", seeded)
+    monkeypatch.setattr(mu, "_proof_kept", lambda *args, **kwargs: None)
+    monkeypatch.setattr(mu, "_witness_search", lambda *args: [])
+    monkeypatch.setattr(mu, "_probe", lambda *args: [])
+    monkeypatch.setattr(mu, "_lost_beyond", lambda *args: [])
+    monkeypatch.setattr(mu, "_goal_kill", goal)
+    monkeypatch.setattr(checker_module, "Checker", Checker)
+    out = mu.kill(Rules(), mu.mutant_by_id("write:discard:11"), 12, {}, lemmas=["well-formed"])
+    early = ["seeded", "seeded", "far", "seeded"]  # to SEEDED_EARLY, to the bound's 4 + 4, the far search, a tail
+    if deep_kill:
+        assert order == [*early, "goal"] and (out["status"], out["killed_by"]) == ("killed", "well-formed"), out
+    else:
+        assert order == [*early, "goal", "far", "far", "checker"] and out["status"] == "survived", out
+
+
 def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], turn: int) -> list[Any]:
     """`moves` made, then the plainest way on until `turn` is past its Main Phase 1."""
     before = (Phase.DRAW, Phase.STANDBY, Phase.MAIN1)

@@ -2054,8 +2054,8 @@ def kill(
                 # beyond the bound: a short search from the states of the rules' own plays (replayed under the
                 # mutant), for the invariants that hold to the bound and are not proved
                 bounded = {r.prop for r in results if r.kind == "always" and r.verdict == "holds" and not r.proved}
-                settled = any(r.verdict in ("violated", "not-found", "unreachable") for r in results)
-                if bounded and not settled:
+                decided = any(r.verdict in ("violated", "not-found", "unreachable") for r in results)
+                if bounded and not decided:
                     props = [p for p in invariants if p.name in bounded]
                     beyond = _deep_stage(ts, props, {**(plays or {}), **(deep or {})}, solver, deadline)
                     results = [r for r in results if beyond is None or r.label != beyond.label]

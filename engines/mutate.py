@@ -2033,7 +2033,7 @@ def kill(
                         return _outcome("unknown", note, done)
                     results += [far_hit] if far_hit is not None else []
                 if deep_hit is None and not any(r.verdict == "violated" for r in results):
-                    # last: the far search one step deeper than before, from every state
+                    # then the far search one step deeper than before, from every state (the checker comes after)
                     far_hit, _, _ = _seeded_kill(ts, seeded, invariants, FAR_LAST, 0, solver, deadline, far=True)
                     if far_hit is None and deadline is not None and time.monotonic() > deadline:
                         done = {r.label: f"{r.verdict} ({r.length})" for r in results}

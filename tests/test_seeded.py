@@ -185,11 +185,10 @@ def test_a_duel_ended_mid_chain_needs_the_far_search_one_step_deeper() -> None:
     draw from an empty deck has ended the duel mid-chain. From the states of a plain play to the Main Phase of
     a player whose deck is empty the violation is 7 steps on (a Spell, the opponent's pass, a Quick-Play Spell
     that draws, two passes, two resolutions): the far search at FAR_DEPTH (6) misses it, at FAR_LAST finds it."""
+    from duelcheck.engines.kind import Induction
     from duelcheck.model.cards import Phase
 
     assert mu.FAR_LAST == mu.FAR_DEPTH + 1 == 7
-    from duelcheck.engines.kind import Induction
-
     rules = Rules(deck_size=6)  # the second player's first draw takes the last card: a play of 7 steps
     ts = TransitionSystem(rules)
     play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)

@@ -787,6 +787,84 @@ def _replay_one(play_file: Path, rules: Any, fmt: str) -> None:
     sys.exit(0 if report.conforms else 1)
 
 
+@main.command("difftest")
+@click.option(
+    "--engine",
+    "engine_spec",
+    default="ygopro",
+    show_default=True,
+    help="ygopro (ygopro-core), model (a self-check), or 'exec:COMMAND ARGS' (an engine speaking JSON lines).",
+)
+@click.option("--ocgcore", type=click.Path(dir_okay=False), help="The ygopro-core library (else DUELCHECK_OCGCORE).")
+@click.option("--plays", type=click.IntRange(1, 1_000_000), default=100, show_default=True)
+@click.option("--turns", type=click.IntRange(1, 200), default=3, show_default=True, help="Turns per play at most.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--rules", "rules_file", help="Rules: a TOML file or a preset (default: the official rules).")
+@click.option("--out", "out", type=click.Path(file_okay=False), help="Write the findings' logs and difftest.json here.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, None),
+    default=30.0,
+    show_default=True,
+    help="Seconds the engine may take for one answer.",
+)
+@click.option("--quiet", is_flag=True, help="No progress on stderr.")
+@_guard
+def difftest_cmd(
+    engine_spec: str,
+    ocgcore: str | None,
+    plays: int,
+    turns: int,
+    seed: int,
+    rules_file: str | None,
+    out: str | None,
+    fmt: str,
+    timeout: float,
+    quiet: bool,
+) -> None:
+    """Compare the rules with a real engine over seeded plays: the actions each offers at every decision
+    (both ways) and the state after every action; each disagreement shrunk, grouped and written as a log.
+    Exit 0: no disagreement; 1: disagreements; 2: bad input; 4: the engine failed."""
+    from duelcheck.adapters import cards
+    from duelcheck.adapters.jsonlines import EngineError, Unsupported
+    from duelcheck.difftest import difftest, open_engine, write_findings
+    from duelcheck.rules import load_rules
+
+    rules = load_rules(rules_file)
+    engines, name = open_engine(engine_spec, rules, ocgcore, timeout)
+    if out is not None:
+        _check_writable(Path(out), "--out")
+    live = not quiet and sys.stderr.isatty()
+
+    def progress(done: int, total: int, found: int) -> None:
+        if live or (not quiet and done % 100 == 0):
+            end = "\r" if live and done < total else "\n"
+            click.echo(f"  play {done} of {total}, {found} distinct disagreements", err=True, nl=False)
+            click.echo(end, err=True, nl=False)
+
+    try:
+        engines.get()
+    except Unsupported as exc:
+        raise InputError(f"--engine {engine_spec}: {name} cannot play under these rules: {exc}") from None
+    except EngineError as exc:
+        _die(f"duelcheck: the engine failed to start: {exc}", EXIT_INTERNAL)
+    try:
+        report = difftest(engines, name, rules, plays, turns, seed, cards.random_deck, progress)
+    finally:
+        engines.drop()
+    if out is not None:
+        try:
+            write_findings(report, Path(out))
+        except OSError as exc:
+            raise InputError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+    click.echo(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.text(), nl=fmt == "json")
+    failed = [f for f in report.findings if f.kind == "engine-failure"]
+    if failed:
+        click.echo(_safe(f"duelcheck: the engine failed in {failed[0].count} plays: {failed[0].detail}"), err=True)
+    sys.exit(report.exit_code)
+
+
 @main.command("schema")
 def schema_cmd() -> None:
     """Print the JSON Schema of the duel-log format (also shipped as duelcheck/schemas/duel-log.schema.json)."""

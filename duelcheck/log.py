@@ -507,6 +507,14 @@ class Expect(BaseModel):
     )
 
 
+class DeckCard(BaseModel):
+    """A card of a dealt deck: a Normal Monster of the model's catalogue (the model's hands are counts)."""
+
+    model_config = _STRICT
+    atk: Stat
+    def_: Stat = Field(alias="def")
+
+
 class DuelLog(BaseModel):
     """A duel log: rules, a starting board, and the actions taken."""
 
@@ -517,6 +525,13 @@ class DuelLog(BaseModel):
     rules: dict[str, Any] | None = Field(None, description="rule parameters (see duelcheck check --help)")
     rules_file: str | None = Field(None, description="a TOML rule file, relative to the log")
     board: Board = Board()
+    decks: list[list[DeckCard]] | None = Field(
+        None,
+        min_length=2,
+        max_length=2,
+        description="optional: each player's cards in draw order, the opening hand first, for an engine that "
+        "holds cards (duelcheck difftest writes them); the model itself reads only how many there are",
+    )
     actions: list[Action]
     expect: Expect | None = None
 

@@ -1498,7 +1498,10 @@ The adapter is a class, named by the environment variable DUELCHECK_ADAPTER as `
 duelcheck's own interpreter, `duelcheck.adapter:ReferenceAdapter`), with this protocol:
 
     Adapter(rules: dict)            the log's `rules`: the parameters that differ from the official rules
-    reset(board: dict) -> None      start from the log's `board` (the duel-log format's words)
+    reset(board: dict[, log: dict]) -> None
+                                    start from the log's `board` (the duel-log format's words); an adapter
+                                    whose reset takes a second argument gets the whole log too (to stack
+                                    its decks); NotImplementedError: a board it cannot start from (skipped)
     apply(action: dict) -> dict | str
                                     take one action (a log entry without `observed` and `note`): the state
                                     after it in the duel-log format's words, or the reason it is refused
@@ -1508,6 +1511,8 @@ state (fields the engine leaves out are not compared). The action a board expect
 refused; if the adapter has `exact_reasons = True`, with exactly the reason the board gives.
 
 Run: pytest DIR    or    DUELCHECK_ADAPTER=my_engine.adapter:Adapter pytest DIR
+     or    DUELCHECK_ADAPTER='exec:COMMAND ARGS' pytest DIR   (an engine in another process, JSON lines:
+           docs/engines.md; `python -m duelcheck.adapters.serve ygopro` is ygopro-core)
 """
 
 from __future__ import annotations
@@ -1525,9 +1530,62 @@ BOARDS = json.loads((HERE / "coverage.json").read_text(encoding="utf-8"))["board
 ADAPTER = os.environ.get("DUELCHECK_ADAPTER", "duelcheck.adapter:ReferenceAdapter")
 
 
+class ExecEngine:
+    """An engine in another process speaking the JSON-lines protocol (docs/engines.md): one request a line
+    on its standard input, one answer a line on its standard output."""
+
+    def __init__(self, rules: dict[str, Any]) -> None:
+        import shlex
+        import subprocess
+
+        argv = shlex.split(ADAPTER.removeprefix("exec:"))
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        hello = self.ask({"op": "hello", "rules": rules})
+        if "unsupported" in hello:
+            raise NotImplementedError(hello["unsupported"])
+        assert hello.get("protocol") == "duelcheck-engine/1", f"not a duelcheck engine: {hello}"
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(request) + "\\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the engine ended (exit status {self.proc.poll()})"
+        answer: dict[str, Any] = json.loads(line)
+        assert "error" not in answer, f"the engine failed: {answer['error']}"
+        return answer
+
+    def reset(self, board: dict[str, Any], log: dict[str, Any] | None = None) -> None:
+        answer = self.ask({"op": "reset", "board": board, "log": log})
+        if "unsupported" in answer:
+            raise NotImplementedError(answer["unsupported"])
+
+    def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
+        answer = self.ask({"op": "apply", "action": action})
+        return answer["refused"] if "refused" in answer else answer["observed"]
+
+
 def adapter_class() -> Any:
+    if ADAPTER.startswith("exec:"):  # an engine in another process, speaking JSON lines
+        return ExecEngine
     module, _, name = ADAPTER.partition(":")
     return getattr(importlib.import_module(module), name or "Adapter")
+
+
+ENGINE: dict[str, Any] = {}  # one engine per rule set for the whole module (a process, for exec:)
+
+
+def engine_for(rules: dict[str, Any]) -> Any:
+    key = json.dumps(rules, sort_keys=True)
+    if key not in ENGINE:
+        try:
+            ENGINE[key] = adapter_class()(rules)
+        except NotImplementedError as exc:  # the engine cannot play under these rules
+            ENGINE[key] = exc
+    got = ENGINE[key]
+    if isinstance(got, NotImplementedError):
+        pytest.skip(f"the engine cannot play under these rules: {got}")
+    return got
 
 
 def differences(expected: Any, got: Any, path: str = "") -> list[str]:
@@ -1545,11 +1603,27 @@ def differences(expected: Any, got: Any, path: str = "") -> list[str]:
     return [] if expected == got else [f"{path}: expected {expected!r}, the engine gives {got!r}"]
 
 
+def _takes_log(engine: Any) -> bool:
+    """Whether the adapter's reset takes the whole log as well (to stack its decks for the play)."""
+    import inspect
+
+    try:
+        return len(inspect.signature(engine.reset).parameters) >= 2
+    except (TypeError, ValueError):
+        return False
+
+
 @pytest.mark.parametrize("name", BOARDS, ids=[b.removesuffix(".json") for b in BOARDS])
 def test_board(name: str) -> None:
     doc = json.loads((HERE / name).read_text(encoding="utf-8"))
-    engine = adapter_class()(dict(doc.get("rules") or {}))
-    engine.reset(doc["board"])
+    engine = engine_for(dict(doc.get("rules") or {}))
+    try:
+        if _takes_log(engine):
+            engine.reset(doc["board"], doc)
+        else:
+            engine.reset(doc["board"])
+    except NotImplementedError as exc:  # a board the engine cannot start from: shown as skipped, with why
+        pytest.skip(f"the engine cannot start from this board: {exc}")
     expect = doc["expect"]
     for i, entry in enumerate(doc["actions"], 1):
         action = {k: v for k, v in entry.items() if k not in ("observed", "note")}

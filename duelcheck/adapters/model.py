@@ -1,0 +1,208 @@
+"""duelcheck's own rules as an engine for `duelcheck difftest`: the concrete interpreter plus the cards.
+
+The model's hands and decks are counts. To meet an engine that holds cards, this side keeps the cards
+each player holds (dealt decks, drawn in order) beside the model state, and offers a card from the hand
+only when it is in the hand. Like an engine, it runs by itself through the timings where nobody has a
+choice (the normal draw, a pass where nothing can be done, the hand-limit discard of the cards drawn
+last), and stops at a decision: a state where the player to act can do something other than end the step.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from duelcheck.errors import InputError
+from duelcheck.log import Action, describe, log_action, moves
+from duelcheck.model.cards import HAND
+from duelcheck.model.state import State
+from duelcheck.model.system import TransitionSystem
+from duelcheck.rules import Rules, rules_from_mapping
+
+_ACTION: TypeAdapter[Any] = TypeAdapter(Action)
+FROM_HAND = ("normal_summon", "set_monster")  # the actions that play a card of the hand
+SKIPPED = ("pass", "end_steps", "normal_draw", "discard", "set_spell_trap", *FROM_HAND)
+FORCED_LIMIT = 500  # steps run through without a decision before the rules are taken to be stuck
+END_STEP = {"action": "end_step"}
+
+
+def key(action: dict[str, Any]) -> str:
+    """An action as a sortable, hashable text (offers are compared as sets of these)."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+class ModelEngine:
+    """The rules of the model, dealt concrete decks, behind the difftest engine protocol."""
+
+    exact_reasons = True
+
+    def __init__(self, rules: dict[str, Any] | Rules | None = None):
+        self.rules = rules if isinstance(rules, Rules) else rules_from_mapping(dict(rules or {}), "rules")
+        self.ts = TransitionSystem(self.rules)
+        self.state: State = self.ts.init()
+        self.decks: list[list[dict[str, Any]]] = [[], []]
+        self.hands: list[list[dict[str, Any]]] = [[], []]
+        self.dealt: list[list[dict[str, Any]]] | None = None
+        self.steps: list[tuple[str, dict[str, int], State]] = []
+
+    def deal(self, decks: list[list[dict[str, Any]]]) -> None:
+        self.dealt = [list(d) for d in decks]
+
+    def reset(self, board: dict[str, Any] | None = None, log: dict[str, Any] | None = None) -> None:
+        if board:
+            raise NotImplementedError("the model engine starts at the start of the duel only")
+        r = self.rules
+        decks = self.dealt or [[{"atk": 0, "def": 0}] * r.deck_size for _ in (0, 1)]
+        self.state = self.ts.init()
+        self.hands = [list(d[: r.starting_hand]) for d in decks]
+        self.decks = [list(d[r.starting_hand :]) for d in decks]
+        self.steps = [("init", {}, self.state)]
+        self._run_forced()
+
+    # -- decisions ---------------------------------------------------------------------------------------
+    def offers(self) -> list[dict[str, Any]]:
+        """What the player to act may do here, as duel-log actions, cards restricted to the hand."""
+        s = self.state
+        if s.g("winner"):
+            return []
+        out: dict[str, dict[str, Any]] = {}
+        tried_hand: set[str] = set()
+        plain_end: Any = None
+        for name, params in self._enabled_not_from_hand(s):
+            if name == "end_step" and params.get("choice"):
+                # a choice that changes nothing (Main Phase 2 named where it follows anyway) is no choice
+                if plain_end is None:
+                    got = self.ts.apply(s, "end_step", {"choice": 0})
+                    plain_end = got.state.v if got.ok and got.state is not None else {}
+                got = self.ts.apply(s, name, params)
+                if got.ok and got.state is not None and got.state.v == plain_end:
+                    continue
+            entry = log_action(s, name, params)
+            out[key(entry)] = entry
+        tp = s.tp
+        for card in self.hands[tp]:
+            for name in FROM_HAND:
+                entry = {"action": name, "atk": card["atk"], "def": card["def"]}
+                k = key(entry)
+                if k in tried_hand:
+                    continue
+                tried_hand.add(k)
+                if self._legal(entry):
+                    out[k] = entry
+        return [out[k] for k in sorted(out)]
+
+    def _enabled_not_from_hand(self, s: State) -> Any:
+        """The enabled action instances that play no card from the hand and are not passes (a pass, a draw and
+        the hand-limit discard are taken by the rules, not chosen), in the interpreter's order; the candidates
+        that would play a card from the hand are skipped before their guards run (cards are tried one by one)."""
+        from duelcheck.model.rules import Params as RuleParams
+        from duelcheck.model.state import Rejected, action_body
+
+        ts = self.ts
+        for act in ts.actions:
+            if act.name in SKIPPED or ts.refused_whatever_params(s, act):
+                continue
+            for params in act.candidates(s):
+                if act.name == "activate" and params.get("zone") == HAND:
+                    continue
+                if act.parts is not None:
+                    if ts.apply(s, act.name, params).ok:
+                        yield act.name, dict(params)
+                    continue
+                try:
+                    with action_body(act.name):
+                        act.body(s, RuleParams(params), s.edit())
+                except Rejected:
+                    continue
+                yield act.name, dict(params)
+
+    def _legal(self, entry: dict[str, Any]) -> bool:
+        state = self.state
+        for mv in moves(_ACTION.validate_python(entry)):
+            got = self.ts.apply(state, mv.name, mv.params)
+            if not got.ok or got.state is None:
+                return False
+            state = got.state
+        return True
+
+    def refusal(self, entry: dict[str, Any]) -> str | None:
+        """Why the rules refuse an action here (None: they allow it)."""
+        try:
+            parsed = _ACTION.validate_python(entry)
+        except ValidationError as exc:
+            return f"not a duel-log action ({exc.errors()[0]['msg']})"
+        state = self.state
+        for mv in moves(parsed):
+            got = self.ts.apply(state, mv.name, mv.params)
+            if not got.ok or got.state is None:
+                return got.reason or "refused"
+            state = got.state
+        if entry.get("action") in FROM_HAND and not self._held(entry):
+            return "the card is not in the hand"
+        return None
+
+    def _held(self, entry: dict[str, Any]) -> bool:
+        return any(c["atk"] == entry.get("atk") and c["def"] == entry.get("def") for c in self.hands[self.state.tp])
+
+    # -- taking an action ---------------------------------------------------------------------------------
+    def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
+        entry = {k: v for k, v in action.items() if k not in ("observed", "note")}
+        try:
+            parsed = _ACTION.validate_python(entry)
+        except ValidationError as exc:
+            raise InputError(f"action: not a duel-log action ({exc.errors()[0]['msg']})") from None
+        if entry.get("action") in FROM_HAND and not self._held(entry):
+            return "the card is not in the hand"
+        for mv in moves(parsed):
+            why = self._step(mv.name, mv.params)
+            if why is not None:
+                return why
+        self._run_forced()
+        return self.observe()
+
+    def _step(self, name: str, params: dict[str, int]) -> str | None:
+        pre = self.state
+        got = self.ts.apply(pre, name, params)
+        if not got.ok or got.state is None:
+            return got.reason or "refused"
+        post = got.state
+        tp = pre.tp
+        if name in FROM_HAND:
+            card = {"atk": params["atk"] * 100, "def": params["defv"] * 100}
+            self.hands[tp].remove(card)
+        for p in (0, 1):  # a draw takes the top card of the deck; the hand-limit discard the card drawn last
+            grew = post.g("hand", p) - pre.g("hand", p) + (1 if name in FROM_HAND and p == tp else 0)
+            for _ in range(max(0, grew)):
+                if self.decks[p]:
+                    self.hands[p].append(self.decks[p].pop(0))
+            for _ in range(max(0, -grew)):
+                if self.hands[p]:
+                    self.hands[p].pop()
+        self.state = post
+        self.steps.append((name, dict(params), post))
+        return None
+
+    def _run_forced(self) -> None:
+        """Run through the timings where nobody has a choice, up to the next decision or the end of the duel."""
+        for _ in range(FORCED_LIMIT):
+            s = self.state
+            if s.g("winner"):
+                return
+            offers = self.offers()
+            if offers and offers != [END_STEP]:
+                return
+            for name in ("normal_draw", "discard", "end_step", "pass"):
+                params = {"choice": 0} if name in ("end_step", "pass") else {}
+                if self._step(name, params) is None:
+                    break
+            else:
+                return  # nothing can be done: a deadlock, which the rules' own properties look for
+        raise InputError(f"the rules ran {FORCED_LIMIT} steps with no decision")
+
+    def observe(self) -> dict[str, Any]:
+        return describe(self.state)
+
+    def over(self) -> bool:
+        return bool(self.state.g("winner"))

@@ -1,0 +1,435 @@
+"""ygopro-core behind the engine adapter protocol: a duel in the real engine, driven by duel-log actions.
+
+    engine = Ygopro(rules)                  rules: the log's `rules` mapping (or a Rules)
+    engine.deal(decks)                      each player's cards in draw order, the opening hand first
+    engine.reset(board, log=None)           start the duel (the core starts every duel at turn 1)
+    engine.offers() -> list[dict]           what the core offers now, as duel-log actions
+    engine.apply(action) -> dict | str      take one action: the state after it, or the core's refusal
+
+The core asks its players at its own decision points: the turn player's open game state in a Main Phase
+(MSG_SELECT_IDLECMD), the Battle Step (MSG_SELECT_BATTLECMD), and a chance to activate (MSG_SELECT_CHAIN).
+Those are the decisions `offers` shows. The others are answered here as the model's rules fix them: a
+card goes to the lowest free zone (the model's placement), a Set monster is face-down Defense Position, the
+hand-limit discard (6.3.6) takes the cards drawn last, and a window in which the player can activate
+nothing is passed. A phase or step the core runs through without asking anyone is one the model passes
+with both players passing; the two meet again at the next decision.
+
+Card data and scripts come from duelcheck/adapters/cards.py: Normal Monsters of any ATK/DEF (Level 4,
+so that no Tribute is needed: the model has no Tribute Summon).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from duelcheck.adapters import cards as catalogue
+from duelcheck.adapters import ocgcore as oc
+from duelcheck.errors import InputError
+from duelcheck.rules import Rules, rules_from_mapping
+
+__all__ = ["Unsupported", "Ygopro", "expressible"]
+
+
+class Unsupported(NotImplementedError):
+    """A board or a rule set the core cannot start from or play under (the reason says which)."""
+
+
+PHASE_WORD = {
+    oc.PHASE_DRAW: "draw",
+    oc.PHASE_STANDBY: "standby",
+    oc.PHASE_MAIN1: "main1",
+    oc.PHASE_BATTLE_START: "battle_start",
+    oc.PHASE_BATTLE_STEP: "battle_step",
+    oc.PHASE_DAMAGE: "damage_start",
+    oc.PHASE_DAMAGE_CAL: "damage_calculation",
+    oc.PHASE_BATTLE: "battle_end",
+    oc.PHASE_MAIN2: "main2",
+    oc.PHASE_END: "end",
+}
+
+# the knobs the core can be set to, and how (anything else changed is refused: never compared under other rules)
+_KNOBS = {
+    "first_turn_draw": "the master rule: 2 draws on turn 1, 5 does not (6.3.1)",
+    "first_turn_battle": "DUEL_ATTACK_FIRST_TURN (6.3.4)",
+    "starting_lp": "set_player_info",
+    "starting_hand": "set_player_info",
+    "deck_size": "the decks dealt",
+    "chain_links": "a bound of the model only",
+}
+
+
+def expressible(rules: Rules) -> str | None:
+    """Why the core cannot play under these rules, or None when it can."""
+    changed = sorted(k for k in rules.changed() if k not in _KNOBS)
+    if changed:
+        return (
+            "ygopro-core has no switch for "
+            + ", ".join(f"{k} = {getattr(rules, k)!r}".replace("'", '"') for k in changed)
+            + " (it can set: "
+            + ", ".join(sorted(_KNOBS))
+            + ")"
+        )
+    return None
+
+
+def _rules(rules: dict[str, Any] | Rules | None) -> Rules:
+    if isinstance(rules, Rules):
+        return rules
+    return rules_from_mapping(dict(rules or {}), "rules")
+
+
+class Ygopro:
+    """One duel in ygopro-core (one per process: the core's readers are process-wide)."""
+
+    exact_reasons = False  # the core refuses by not offering; its words are not the model's
+
+    _library: oc.Library | None = None  # shared by every instance in the process
+
+    def __init__(self, rules: dict[str, Any] | Rules | None = None, library: str | None = None, seed: int = 0):
+        self.rules = _rules(rules)
+        why = expressible(self.rules)
+        if why is not None:
+            raise Unsupported(why)
+        path = oc.library_path(library)
+        if Ygopro._library is None or Ygopro._library.path != path:
+            Ygopro._library = oc.Library(path, catalogue.card_data, catalogue.script)
+        self.lib: oc.Library = Ygopro._library
+        self.seed = seed
+        self.decks: list[list[dict[str, Any]]] | None = None
+        self.pending: oc.Message | None = None
+        self.phase = oc.PHASE_DRAW
+        self.turn = 0
+        self.turn_player = 0
+        self.winner: int | None = None
+        self.log: list[oc.Message] = []
+
+    # -- setting up ------------------------------------------------------------------------------------
+    def deal(self, decks: list[list[dict[str, Any]]]) -> None:
+        """Each player's deck, in the order the cards are drawn (the opening hand first)."""
+        if len(decks) != 2:
+            raise InputError("decks: exactly two decks expected")
+        for p, deck in enumerate(decks):
+            for i, card in enumerate(deck):
+                catalogue.code_of(card, f"decks[{p}][{i}]")
+        self.decks = [list(d) for d in decks]
+
+    def reset(self, board: dict[str, Any] | None = None, log: dict[str, Any] | None = None) -> None:
+        """Start a duel at the board: the start of the duel (turn 1, the Draw Phase) is the board the core can
+        start from; any other board raises Unsupported with the reason."""
+        why = _unsupported_board(board or {}, self.rules)
+        if why is not None:
+            raise Unsupported(why)
+        r = self.rules
+        decks = self.decks
+        if decks is None:
+            decks = [catalogue.stacked_deck(log, p, r) for p in (0, 1)]
+        for p, deck in enumerate(decks):
+            if len(deck) != r.deck_size:
+                raise InputError(f"decks[{p}]: {len(deck)} cards, the rules' deck_size is {r.deck_size}")
+        lib = self.lib
+        lib.create(self.seed)
+        for p in (0, 1):
+            lib.player_info(p, r.starting_lp, r.starting_hand, 1)
+        for p, deck in enumerate(decks):
+            for card in reversed(deck):  # the core draws the card added last first
+                lib.new_card(catalogue.code_of(card, "deck"), p, p, oc.LOCATION_DECK, 0, oc.POS_FACEDOWN_DEFENSE)
+        options = oc.DUEL_PSEUDO_SHUFFLE  # no shuffling: the decks stay in the order dealt
+        if r.first_turn_battle:
+            options |= oc.DUEL_ATTACK_FIRST_TURN
+        master_rule = 2 if r.first_turn_draw else 5
+        self.phase, self.turn, self.turn_player, self.winner = oc.PHASE_DRAW, 0, 0, None
+        self.pending = None
+        self.log = []
+        lib.start(options | (master_rule << 16))
+        self._run()
+
+    # -- the core's decisions --------------------------------------------------------------------------
+    def _run(self) -> None:
+        """Let the core run to its next decision for a player (answering those the model's rules fix)."""
+        for _ in range(10_000):
+            if self.winner is not None:
+                self.pending = None
+                return
+            flags, data = self.lib.process()
+            asked: oc.Message | None = None
+            for msg in oc.split_messages(data):
+                self.log.append(msg)
+                self._note(msg)
+                if msg.code in oc.SELECTIONS:
+                    asked = msg
+                elif msg.code == oc.MSG_RETRY:
+                    raise oc.EngineFailure("the core refused an answer duelcheck gave (MSG_RETRY)")
+            if flags & oc.PROCESSOR_END or self.winner is not None:
+                self.pending = None
+                return
+            if asked is None:
+                continue
+            if not self._answer_fixed(asked):
+                self.pending = asked
+                return
+        raise oc.EngineFailure("the core ran 10,000 times without asking anything")
+
+    def _note(self, msg: oc.Message) -> None:
+        f = msg.fields
+        if msg.code == oc.MSG_NEW_TURN:
+            self.turn += 1
+            self.turn_player = f["player"]
+        elif msg.code == oc.MSG_NEW_PHASE:
+            self.phase = f["phase"]
+        elif msg.code == oc.MSG_WIN:
+            self.winner = f["player"]
+
+    def _answer_fixed(self, msg: oc.Message) -> bool:
+        """Answer a decision the model's rules fix; False for the decisions `offers` shows."""
+        f = msg.fields
+        lib = self.lib
+        if msg.code == oc.MSG_SELECT_PLACE:  # the lowest free zone of the kind asked (the model's placement)
+            lib.respond_bytes(_lowest_place(f["player"], f["flag"]))
+            return True
+        if msg.code == oc.MSG_SELECT_POSITION:
+            positions = f["positions"]
+            lib.respond_int(oc.POS_FACEUP_ATTACK if positions & oc.POS_FACEUP_ATTACK else positions & -positions)
+            return True
+        if msg.code == oc.MSG_SELECT_CHAIN:
+            if not f["chains"]:  # nothing to activate: the player passes
+                lib.respond_int(-1)
+                return True
+            return False
+        if msg.code == oc.MSG_SELECT_CARD and self._hint() == 501:  # 6.3.6 discard: the cards drawn last
+            cards = f["cards"]
+            picks = sorted(range(len(cards)), key=lambda i: cards[i]["sequence"])[-f["min"] :]
+            lib.respond_bytes(bytes([len(picks), *sorted(picks)]))
+            return True
+        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+            return False
+        if (msg.code == oc.MSG_SELECT_CARD and self._hint() == 549) or (
+            msg.code == oc.MSG_SELECT_YESNO and f["desc"] == 31
+        ):
+            return False  # the attack target, or whether to attack directly: the action being taken says
+        return self._unexpected(msg)
+
+    def _unexpected(self, msg: oc.Message) -> bool:
+        raise oc.EngineFailure(
+            f"the core asked something this adapter does not answer (message {msg.code}, {msg.fields})"
+        )
+
+    def _hint(self) -> int | None:
+        """The text the core last sent with a selection (MSG_HINT, HINT_SELECTMSG), e.g. 501 for a discard."""
+        for msg in reversed(self.log[-8:]):
+            if msg.code == oc.MSG_HINT and msg.fields["type"] == 3:
+                return int(msg.fields["data"])
+        return None
+
+    # -- what the core offers --------------------------------------------------------------------------
+    def offers(self) -> list[dict[str, Any]]:
+        """The actions the core offers at its present decision, in the duel-log format's words (several hand
+        cards of the same card are one offer)."""
+        msg = self.pending
+        if msg is None:
+            return []
+        out: list[dict[str, Any]] = []
+        f = msg.fields
+        if msg.code == oc.MSG_SELECT_IDLECMD:
+            for c in f["summon"]:
+                out.append({"action": "normal_summon", **catalogue.stats(c["code"])})
+            for c in f["mset"]:
+                out.append({"action": "set_monster", **catalogue.stats(c["code"])})
+            mzone = self.lib.query_zone(f["player"], oc.LOCATION_MZONE)
+            for c in f["reposition"]:
+                slot = mzone[c["sequence"]]
+                down = slot is not None and not slot["position"] & oc.POS_FACEUP
+                out.append({"action": "flip_summon" if down else "change_position", "zone": c["sequence"]})
+            if f["to_bp"]:
+                out.append({"action": "end_step", "then": "battle_phase"})
+            if f["to_ep"]:
+                out.append(
+                    {"action": "end_step", "then": "end_phase"}
+                    if self.phase == oc.PHASE_MAIN1
+                    else {"action": "end_step"}
+                )
+        elif msg.code == oc.MSG_SELECT_BATTLECMD:
+            opp = 1 - f["player"]
+            targets = [z for z, slot in enumerate(self.lib.query_zone(opp, oc.LOCATION_MZONE)[:5]) if slot is not None]
+            for c in f["attack"]:
+                if targets:
+                    out += [{"action": "declare_attack", "attacker": c["sequence"], "target": t} for t in targets]
+                if c["direct"]:
+                    out.append({"action": "declare_attack", "attacker": c["sequence"], "target": "direct"})
+            if f["to_m2"]:
+                out.append({"action": "end_step"})
+        return _unique(out)
+
+    # -- taking an action ------------------------------------------------------------------------------
+    def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
+        """Take one action: the state after it (what the core shows), or why the core refuses it."""
+        msg = self.pending
+        if msg is None:
+            return "the duel is over" if self.winner is not None else "the core is not asking for an action"
+        name = action.get("action")
+        if name in ("pass", "normal_draw", "discard", "resolve"):
+            return self.observe()  # the core does these itself when the rules say so
+        choice = self._choice(msg, action)
+        if isinstance(choice, str):
+            return choice
+        self.lib.respond_int(choice)
+        self._attack_target = action.get("target")
+        self._run_attack(action)
+        return self.observe()
+
+    def _choice(self, msg: oc.Message, action: dict[str, Any]) -> int | str:
+        f = msg.fields
+        name = action.get("action")
+        refused = f"the core does not offer {_words(action)} here"
+        if msg.code == oc.MSG_SELECT_IDLECMD:
+            if name in ("normal_summon", "set_monster"):
+                lst, t = (f["summon"], 0) if name == "normal_summon" else (f["mset"], 3)
+                want = catalogue.code_of({"atk": action.get("atk"), "def": action.get("def")}, "action")
+                for i, c in enumerate(lst):
+                    if c["code"] == want:
+                        return t | (i << 16)
+                return refused
+            if name in ("flip_summon", "change_position"):
+                for i, c in enumerate(f["reposition"]):
+                    if c["sequence"] == action.get("zone") and {"action": name, "zone": c["sequence"]} in self.offers():
+                        return 2 | (i << 16)
+                return refused
+            if name == "end_step":
+                then = action.get("then")
+                if then == "battle_phase" and f["to_bp"]:
+                    return 6
+                if (then == "end_phase" or (then is None and self.phase != oc.PHASE_MAIN1)) and f["to_ep"]:
+                    return 7
+                return refused
+            return refused
+        if msg.code == oc.MSG_SELECT_BATTLECMD:
+            if name == "declare_attack":
+                if action in self.offers():
+                    for i, c in enumerate(f["attack"]):
+                        if c["sequence"] == action.get("attacker"):
+                            return 1 | (i << 16)
+                return refused
+            if name == "end_step" and action.get("then") is None and f["to_m2"]:
+                return 2
+            return refused
+        return refused
+
+    def _run_attack(self, action: dict[str, Any]) -> None:
+        """After the answer: run on, choosing the attack target the action names when the core asks."""
+        target = action.get("target") if action.get("action") == "declare_attack" else None
+        for _ in range(4):
+            self._run()
+            msg = self.pending
+            if target is None or msg is None:
+                return
+            if msg.code == oc.MSG_SELECT_YESNO and msg.fields["desc"] == 31:  # attack directly?
+                self.lib.respond_int(1 if target == "direct" else 0)
+                if target == "direct":
+                    target = None
+                continue
+            if msg.code == oc.MSG_SELECT_CARD and self._hint() == 549:  # the attack target
+                for i, c in enumerate(msg.fields["cards"]):
+                    if c["sequence"] == target:
+                        self.lib.respond_bytes(bytes([1, i]))
+                        break
+                else:
+                    raise oc.EngineFailure(f"the core does not list zone {target} as an attack target")
+                target = None
+                continue
+            return
+
+    # -- what the core shows ---------------------------------------------------------------------------
+    def observe(self) -> dict[str, Any]:
+        """The state, in the duel-log format's words: the fields the core can be asked for."""
+        counts = self.lib.field_counts()
+        players = []
+        for p in (0, 1):
+            monsters: list[dict[str, Any]] = []
+            for z, slot in enumerate(self.lib.query_zone(p, oc.LOCATION_MZONE)[: self.rules.monster_zones]):
+                if slot is None:
+                    monsters.append({"zone": z, "empty": True})
+                    continue
+                pos = slot["position"]
+                monsters.append(
+                    {
+                        "zone": z,
+                        "empty": False,
+                        "atk": slot["atk"],
+                        "def": slot["def"],
+                        "position": "defense" if pos & oc.POS_DEFENSE else "attack",
+                        "face": "up" if pos & oc.POS_FACEUP else "down",
+                    }
+                )
+            c = counts[p]
+            players.append(
+                {"lp": c["lp"], "hand": c["hand"], "deck": c["deck"], "graveyard": c["graveyard"], "monsters": monsters}
+            )
+        out: dict[str, Any] = {
+            "turn": max(self.turn, 1),
+            "turn_player": self.turn_player,
+            "winner": "none" if self.winner is None else self.winner,
+            "players": players,
+        }
+        if self.winner is None:  # the core announces no step of the Damage Step: where a duel ended is not shown
+            out["phase"] = self._phase_word()
+        return out
+
+    def _phase_word(self) -> str:
+        """The phase or step the core is in (it announces no Battle Step: asking for a battle command is
+        the Battle Step)."""
+        if self.pending is not None and self.pending.code == oc.MSG_SELECT_BATTLECMD:
+            return "battle_step"
+        return PHASE_WORD.get(self.phase, str(self.phase))
+
+    def hand(self, player: int) -> list[dict[str, Any]]:
+        """The cards in a player's hand, in the order the core keeps them (for the plays `difftest` makes)."""
+        return [catalogue.card_of(code) for code in self.lib.hand_codes(player)]
+
+
+def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: list[dict[str, Any]] = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def _words(action: dict[str, Any]) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in action.items() if k not in ("action", "player", "observed", "note"))
+    return f"{action.get('action')}({params})"
+
+
+def _lowest_place(player: int, flag: int) -> bytes:
+    """The answer to MSG_SELECT_PLACE: the lowest free zone of the asking player's (the flag marks the zones
+    that may not be chosen: bits 0-6 the player's Monster Zones, 8-12 their Spell & Trap Zones, then the
+    opponent's from bit 16)."""
+    free = ~flag
+    for base, location, count in ((0, oc.LOCATION_MZONE, 5), (8, oc.LOCATION_SZONE, 5), (16, oc.LOCATION_MZONE, 5)):
+        for seq in range(count):
+            if free & (1 << (base + seq)):
+                owner = player if base < 16 else 1 - player
+                return bytes([owner, location, seq])
+    raise oc.EngineFailure(f"the core asked for a zone with none free (flag {flag:#x})")
+
+
+def _unsupported_board(board: dict[str, Any], rules: Rules) -> str | None:
+    """Why the core cannot start from this board (it starts every duel at turn 1's Draw Phase, with the
+    opening hands drawn and nothing on the field), or None."""
+    start = {"turn": 1, "phase": "draw"}
+    for key, value in board.items():
+        if key in start and value != start[key]:
+            return f"the core starts every duel at turn 1's Draw Phase; this board has {key} {value!r}"
+        if key == "players":
+            for p, pl in enumerate(value):
+                for k, v in pl.items():
+                    default = {"hand": rules.starting_hand, "lp": rules.starting_lp}.get(k)
+                    if k in ("hand", "lp") and v == default:
+                        continue
+                    if k == "deck" and v == rules.deck_size - rules.starting_hand:
+                        continue
+                    if v in ([], 0, False, None):
+                        continue
+                    return f"the core starts every duel with nothing on the field; this board sets players[{p}].{k}"
+        elif key not in start and value not in ([], 0, False, None) and key not in ("turn_player", "priority"):
+            return f"the core starts every duel at turn 1's Draw Phase; this board sets {key}"
+    return None
+

@@ -1,0 +1,502 @@
+"""`duelcheck difftest`: the model's rules and a real engine, driven side by side through seeded plays.
+
+Each play deals both players concrete decks (seeded), starts the duel on both sides, and then, at every
+decision (a state where the player to act can do something other than end the step), compares:
+
+- the actions offered, both ways: an action the engine offers that the rules refuse (with the rules'
+  reason and clause), and one the rules allow that the engine does not offer;
+- the state, field by field, over the fields the engine shows (LP, the cards in each deck, hand and
+  Graveyard, the monsters on the field, the turn, the phase, the winner).
+
+Then it takes one action both sides offer, chosen by the seeded generator, on both sides. A decision with
+ending the step as its only action is taken on each side without a comparison (the engine does not stop
+where the rules have nothing to choose; the next decision compares what followed).
+
+Every disagreement is kept with the play that shows it, shrunk to the shortest play that still shows it
+(delta debugging over the play's choices, the decks kept), and grouped by what it is about (kind, action or
+field, clause): a hundred plays showing one difference are one finding with a count. The same command gives
+the same report: the plays depend on the seed alone, never on time.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from duelcheck.adapters.model import END_STEP, ModelEngine, key
+from duelcheck.conformance import broken_clause
+from duelcheck.rules import Rules
+
+__all__ = ["DiffReport", "Finding", "Play", "difftest", "run_play"]
+
+
+class Engine(Protocol):
+    def deal(self, decks: list[list[dict[str, Any]]]) -> None: ...
+    def reset(self, board: dict[str, Any], log: dict[str, Any] | None = None) -> None: ...
+    def offers(self) -> list[dict[str, Any]]: ...
+    def apply(self, action: dict[str, Any]) -> dict[str, Any] | str: ...
+
+
+# the fields of the state compared (the engine shows only these; the model's other fields are its own)
+COMPARED = ("turn", "turn_player", "phase", "winner", "players")
+MONSTER_FIELDS = ("empty", "atk", "def", "position", "face")
+PLAYER_FIELDS = ("lp", "hand", "deck", "graveyard", "monsters")
+
+
+@dataclass
+class Disagreement:
+    """One difference at one decision of one play."""
+
+    kind: str  # "engine-allows" | "engine-forbids" | "state" | "engine-refuses"
+    subject: str  # the action's name, or the field's path
+    clause: str
+    detail: str
+    at: int  # the number of choices made before it (the decision's index)
+    action: dict[str, Any] | None = None
+
+    @property
+    def group(self) -> tuple[str, str, str]:
+        return (self.kind, self.subject, self.clause)
+
+
+@dataclass
+class Play:
+    """A play: the decks dealt and the actions chosen at the decisions, in order."""
+
+    seed: int
+    decks: list[list[dict[str, Any]]]
+    choices: list[dict[str, Any]]
+    turns: int
+
+
+@dataclass
+class PlayOutcome:
+    play: Play
+    disagreements: list[Disagreement]
+    decisions: int = 0
+    steps: int = 0
+    offers_compared: int = 0
+
+
+@dataclass
+class Finding:
+    """A group of disagreements of one kind, subject and clause, with the shortest play that shows one."""
+
+    kind: str
+    subject: str
+    clause: str
+    detail: str
+    count: int
+    plays: list[int]
+    shortest: Play | None = None
+    log: dict[str, Any] | None = None
+    action: dict[str, Any] | None = None  # the action offered by one side only (none for a state difference)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "subject": self.subject,
+            "clause": self.clause,
+            "detail": self.detail,
+            "count": self.count,
+            "plays": self.plays[:20],
+            "shortest_play_choices": len(self.shortest.choices) if self.shortest else None,
+        }
+
+
+@dataclass
+class DiffReport:
+    engine: str
+    rules: Rules
+    plays: int
+    turns: int
+    seed: int
+    decisions: int = 0
+    steps: int = 0
+    offers_compared: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """4 when the engine failed, else 1 when a disagreement was found, else 0."""
+        if any(f.kind == "engine-failure" for f in self.findings):
+            return 4
+        return 1 if self.findings else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "command": "duelcheck difftest",
+            "engine": self.engine,
+            "rules": self.rules.changed(),
+            "plays": self.plays,
+            "turns": self.turns,
+            "seed": self.seed,
+            "decisions_compared": self.decisions,
+            "actions_taken": self.steps,
+            "offers_compared": self.offers_compared,
+            "disagreements": sum(f.count for f in self.findings),
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+    def text(self) -> str:
+        lines = [
+            f"difftest against {self.engine}: {self.plays} plays of up to {self.turns} turns, seed {self.seed}",
+            f"{self.decisions} decisions compared, {self.offers_compared} offered actions compared, "
+            f"{self.steps} actions taken",
+        ]
+        if not self.findings:
+            lines.append("no disagreement")
+        for i, f in enumerate(self.findings, 1):
+            length = f" (shortest play: {len(f.shortest.choices)} choices)" if f.shortest else ""
+            times = f"{f.count} times in {len(set(f.plays))} plays"
+            lines.append(f"{i}. [{f.clause}] {f.kind} {f.subject}: {f.detail} - {times}{length}")
+        return "\n".join(lines) + "\n"
+
+
+def deal_decks(
+    seed: int, rules: Rules, dealer: Callable[[random.Random, int], list[dict[str, Any]]]
+) -> list[list[dict[str, Any]]]:
+    rng = random.Random(f"decks:{seed}")
+    return [dealer(rng, rules.deck_size) for _ in (0, 1)]
+
+
+def _differences(model: Any, engine: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """(path, the rules' value, the engine's value) over the fields the engine gives."""
+    if isinstance(engine, dict) and isinstance(model, dict):
+        out = []
+        for k, v in engine.items():
+            if k in model:
+                out += _differences(model[k], v, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(engine, list) and isinstance(model, list):
+        if len(engine) != len(model):
+            return [(path, len(model), len(engine))]
+        return [
+            d for i, (m, e) in enumerate(zip(model, engine, strict=True)) for d in _differences(m, e, f"{path}[{i}]")
+        ]
+    return [] if model == engine else [(path, model, engine)]
+
+
+def _compared(observed: dict[str, Any]) -> dict[str, Any]:
+    out = {k: observed[k] for k in COMPARED if k in observed}
+    if "players" in out:
+        out["players"] = [
+            {
+                **{k: p[k] for k in PLAYER_FIELDS if k in p and k != "monsters"},
+                **(
+                    {"monsters": [{k: m[k] for k in ("zone", *MONSTER_FIELDS) if k in m} for m in p["monsters"]]}
+                    if "monsters" in p
+                    else {}
+                ),
+            }
+            for p in out["players"]
+        ]
+    return out
+
+
+def _subject(path: str) -> str:
+    """A field path with the zone and player numbers taken out, so that one rule's difference is one group."""
+    import re
+
+    return re.sub(r"\[\d+\]", "[]", path)
+
+
+def run_play(
+    make_engine: Callable[[], Engine],
+    rules: Rules,
+    play: Play,
+    rng: random.Random | None,
+    stop_at_first: bool = True,
+    model: ModelEngine | None = None,
+) -> PlayOutcome:
+    """Play `play` on both sides: its recorded choices, or (with `rng`) choices made as it goes, appended to
+    `play.choices`. Stops at the first disagreement (when asked), the end of the duel, or the last turn."""
+    model = model if model is not None else ModelEngine(rules)
+    engine = make_engine()
+    recorded = list(play.choices) if rng is None else None
+    taken: list[dict[str, Any]] = []
+    if rng is not None:
+        play.choices = taken  # filled as the play goes: a play an engine failure ends is kept so far
+    model.deal(play.decks)
+    engine.deal(play.decks)
+    model.reset({})
+    engine.reset({}, None)
+    out = PlayOutcome(play, [])
+    last_clause = "6.3"
+    engine_view: dict[str, Any] | None = None
+    for _ in range(100_000):
+        mo = {key(a): a for a in model.offers()}
+        eo = {key(a): a for a in engine.offers()}
+        decision = len(taken)
+        if eo and list(eo) == [key(END_STEP)] and mo != eo:  # the engine stops where the rules have nothing to choose
+            got = engine.apply(END_STEP)
+            if isinstance(got, str):
+                out.disagreements.append(Disagreement("engine-refuses", "end_step", "6.3", got, decision, END_STEP))
+                break
+            engine_view = got
+            continue
+        out.decisions += 1
+        out.offers_compared += len(set(mo) | set(eo))
+        found: list[Disagreement] = []
+        if engine_view is not None:
+            for path, want, got in _differences(_compared(model.observe()), _compared(engine_view)):
+                found.append(
+                    Disagreement(
+                        "state", _subject(path), last_clause, f"{path}: rules {want!r}, engine {got!r}", decision
+                    )
+                )
+        for k in sorted(set(eo) - set(mo)):
+            a = eo[k]
+            why = model.refusal(a) or "the rules do not offer it at this decision"
+            found.append(
+                Disagreement("engine-allows", a["action"], broken_clause(why, _clause(model, a)), why, decision, a)
+            )
+        for k in sorted(set(mo) - set(eo)):
+            a = mo[k]
+            found.append(
+                Disagreement(
+                    "engine-forbids",
+                    a["action"],
+                    _clause(model, a),
+                    f"the rules allow {_words(a)}; the engine does not offer it",
+                    decision,
+                    a,
+                )
+            )
+        if found:
+            out.disagreements += found
+            if stop_at_first:
+                break
+        if model.over() or not mo or model.state.g("turn") > play.turns:
+            break
+        common = sorted(set(mo) & set(eo))
+        if recorded is not None:
+            if not recorded:
+                break
+            choice = recorded.pop(0)
+            if key(choice) not in mo or key(choice) not in eo:
+                break  # the shortened play no longer reaches this action
+        else:
+            if not common:
+                break
+            assert rng is not None
+            choice = mo[rng.choice(common)]
+        taken.append(choice)
+        out.steps += 1
+        last_clause = _clause(model, choice)
+        got_m = model.apply(choice)
+        got_e = engine.apply(choice)
+        if isinstance(got_e, str):
+            out.disagreements.append(
+                Disagreement("engine-refuses", choice["action"], last_clause, got_e, decision, choice)
+            )
+            if stop_at_first:
+                break
+        else:
+            engine_view = got_e
+        if isinstance(got_m, str):  # cannot happen: the choice was offered by the rules
+            raise AssertionError(f"the rules refused an action they offered: {choice} ({got_m})")
+    return out
+
+
+def _clause(model: ModelEngine, action: dict[str, Any]) -> str:
+    from duelcheck.model.rules import ACTION_BY_NAME
+
+    name = {"end_step": "end_step", "activate_effect": "activate"}.get(action["action"], action["action"])
+    name = {"replay": "replay_select"}.get(name, name)
+    act = ACTION_BY_NAME.get(name)
+    return act.clause if act is not None else "?"
+
+
+def _words(action: dict[str, Any]) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in action.items() if k != "action")
+    return f"{action['action']}({params})"
+
+
+def shrink(
+    make_engine: Callable[[], Engine], rules: Rules, play: Play, group: tuple[str, str, str], budget: int = 60
+) -> Play:
+    """The shortest play found (delta debugging over the choices, at most `budget` replays) that still shows a
+    disagreement of the same group."""
+
+    def shows(choices: list[dict[str, Any]]) -> bool:
+        candidate = Play(play.seed, play.decks, list(choices), play.turns)
+        got = run_play(make_engine, rules, candidate, None)
+        return any(d.group == group for d in got.disagreements)
+
+    choices = list(play.choices)
+    spent = 0
+    n = 2
+    while len(choices) >= 1 and spent < budget:
+        size = max(1, len(choices) // n)
+        removed = False
+        for start in range(len(choices) - size, -1, -size):  # the latest choices first: they matter least
+            candidate = choices[:start] + choices[start + size :]
+            spent += 1
+            if shows(candidate):
+                choices = candidate
+                n = max(n - 1, 2)
+                removed = True
+                break
+            if spent >= budget:
+                break
+        if not removed:
+            if size == 1:
+                break
+            n = min(len(choices), n * 2)
+    return Play(play.seed, play.decks, choices, play.turns)
+
+
+class EngineProcess:
+    """One engine for a whole run (started once, restarted after it fails): `get()` is the engine to use."""
+
+    def __init__(self, start: Callable[[], Engine]):
+        self.start = start
+        self.engine: Engine | None = None
+
+    def get(self) -> Engine:
+        if self.engine is None:
+            self.engine = self.start()
+        return self.engine
+
+    def drop(self) -> None:
+        engine, self.engine = self.engine, None
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
+
+
+def open_engine(
+    spec: str, rules: Rules, ocgcore: str | None = None, timeout: float | None = None
+) -> tuple[EngineProcess, str]:
+    """The engine `--engine` names, in a process of its own: `ygopro` (ygopro-core, the library --ocgcore or
+    DUELCHECK_OCGCORE names), `model` (duelcheck's own rules: a self-check), or `exec:COMMAND ARGS`."""
+    import shlex
+    import sys
+
+    from duelcheck.adapters.jsonlines import ExecAdapter
+    from duelcheck.errors import InputError
+
+    if spec == "ygopro":
+        from duelcheck.adapters.ocgcore import library_path
+
+        argv = [sys.executable, "-m", "duelcheck.adapters.serve", "ygopro", "--ocgcore", library_path(ocgcore)]
+        name = "ygopro-core"
+    elif spec == "model":
+        argv = [sys.executable, "-m", "duelcheck.adapters.serve", "model"]
+        name = "the model (self-check)"
+    elif spec.startswith("exec:"):
+        argv = shlex.split(spec.removeprefix("exec:"))
+        name = spec
+    else:
+        raise InputError(f"--engine {spec!r}: expected ygopro, model or exec:COMMAND ARGS")
+    if not argv:
+        raise InputError("--engine exec: no command given")
+    mapping = rules.changed()
+    holder = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout))
+    return holder, name
+
+
+def difftest(
+    engines: EngineProcess,
+    engine_name: str,
+    rules: Rules,
+    plays: int,
+    turns: int,
+    seed: int,
+    dealer: Callable[[random.Random, int], list[dict[str, Any]]],
+    progress: Callable[[int, int, int], None] | None = None,
+    shrink_budget: int = 60,
+) -> DiffReport:
+    """Run `plays` seeded plays; group, shrink and report the disagreements. An engine that fails (crashes,
+    hangs, breaks the protocol) ends its play with an `engine-failure` finding, and is started again."""
+    from duelcheck.adapters.jsonlines import EngineError
+    from duelcheck.adapters.ocgcore import EngineFailure
+
+    report = DiffReport(engine_name, rules, plays, turns, seed)
+    groups: dict[tuple[str, str, str], Finding] = {}
+    first: dict[tuple[str, str, str], Play] = {}
+    model = ModelEngine(rules)
+    for i in range(plays):
+        play_seed = seed * 1_000_003 + i
+        play = Play(play_seed, deal_decks(play_seed, rules, dealer), [], turns)
+        try:
+            outcome = run_play(engines.get, rules, play, random.Random(f"play:{play_seed}"), model=model)
+        except (EngineError, EngineFailure) as exc:
+            engines.drop()
+            at = len(play.choices)
+            outcome = PlayOutcome(play, [Disagreement("engine-failure", "engine", "-", str(exc), at)])
+        report.decisions += outcome.decisions
+        report.steps += outcome.steps
+        report.offers_compared += outcome.offers_compared
+        for d in outcome.disagreements:
+            g = d.group
+            if g not in groups:
+                groups[g] = Finding(d.kind, d.subject, d.clause, d.detail, 0, [], action=d.action)
+                first[g] = Play(play.seed, play.decks, play.choices[: d.at], play.turns)
+            groups[g].count += 1
+            groups[g].plays.append(i)
+        if progress is not None:
+            progress(i + 1, plays, len(groups))
+    for g, finding in groups.items():
+        if finding.kind == "engine-failure":
+            finding.shortest = first[g]
+        else:
+            try:
+                finding.shortest = shrink(engines.get, rules, first[g], g, shrink_budget)
+            except (EngineError, EngineFailure):
+                engines.drop()
+                finding.shortest = first[g]
+        finding.log = play_log(rules, finding.shortest, finding)
+    report.findings = sorted(groups.values(), key=lambda f: (-f.count, f.clause, f.kind, f.subject))
+    return report
+
+
+def play_log(rules: Rules, play: Play, finding: Finding) -> dict[str, Any]:
+    """A play as a duel log that `duelcheck replay` reads: every step of the rules (the choices and the steps
+    between them that nobody chooses), the rules' state observed after each, and the decks dealt; the
+    finding in its title. The last choice is the one at whose decision the engine disagreed."""
+    from duelcheck.log import log_of
+
+    model = ModelEngine(rules)
+    model.deal(play.decks)
+    model.reset({})
+    for choice in play.choices:
+        model.apply(choice)
+    doc = log_of(model.steps, rules, f"{finding.kind} {finding.subject} [{finding.clause}]: {finding.detail}")
+    doc["clause"] = finding.clause
+    doc["decks"] = play.decks
+    action = finding.action
+    why = model.refusal(action) if action is not None else None
+    if finding.kind == "engine-allows" and action is not None and why is not None:  # the rules refuse it
+        doc["actions"].append({**action, "note": "the engine offers this action here; the rules refuse it"})
+        doc["expect"] = {"conforms": False, "stops_at": len(doc["actions"]), "reason": why}
+    elif action is not None and finding.kind != "state":
+        says = "does not offer it" if finding.kind == "engine-forbids" else "does not take it"
+        doc["actions"].append({**action, "note": f"the rules allow this action here; the engine {says}"})
+        doc["expect"] = {"conforms": True}
+    else:
+        doc["expect"] = {"conforms": True}
+    return doc
+
+
+def write_findings(report: DiffReport, out: Path) -> list[Path]:
+    from duelcheck.counterexamples.itf import write_atomic
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for i, f in enumerate(report.findings, 1):
+        if f.log is None:
+            continue
+        name = f"{i:02d}-{f.kind}-{f.subject}".replace("[]", "").replace(".", "-").replace("/", "-")
+        path = out / f"{name}.json"
+        write_atomic(path, json.dumps(f.log, indent=1, ensure_ascii=False) + "\n")
+        written.append(path)
+    path = out / "difftest.json"
+    write_atomic(path, json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
+    written.append(path)
+    return written

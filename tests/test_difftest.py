@@ -1,0 +1,220 @@
+"""`duelcheck difftest` and the engine protocols, with the rules as an engine and deliberately broken engines.
+
+The engine itself (ygopro-core) is tested in tests/test_ygopro.py when DUELCHECK_OCGCORE names a built
+library; everything that does not need it is tested here: the comparison both ways, the state comparison,
+the grouping, the shrinking, the logs written, the JSON-lines protocol in a real child process, a crashing,
+a hanging and a garbling engine, and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import duelcheck
+from duelcheck.adapters import cards
+from duelcheck.adapters.jsonlines import EngineError, ExecAdapter
+from duelcheck.adapters.model import ModelEngine
+from duelcheck.difftest import EngineProcess, difftest, play_log
+from duelcheck.rules import Rules
+
+SERVE = [sys.executable, "-m", "duelcheck.adapters.serve"]
+
+
+class TwoNormalSummons(ModelEngine):
+    """An engine bug: a second Normal Summon in the same turn (6.3.5)."""
+
+    def __init__(self, rules: Any = None) -> None:
+        super().__init__(Rules(normal_summons_per_turn=2))
+
+
+class DirectDamageOff(ModelEngine):
+    """An engine bug: it shows 100 LP more for the player who took battle damage than the rules leave."""
+
+    def observe(self) -> dict[str, Any]:
+        out = super().observe()
+        for p in out["players"]:
+            if p["lp"] < self.rules.starting_lp:
+                p["lp"] += 100
+        return out
+
+
+class NoBattlePhase(ModelEngine):
+    """An engine bug: Main Phase 1 never offers the Battle Phase."""
+
+    def offers(self) -> list[dict[str, Any]]:
+        return [a for a in super().offers() if a.get("then") != "battle_phase"]
+
+
+def _run(engine: type[ModelEngine], plays: int = 6, turns: int = 3, seed: int = 1) -> Any:
+    rules = Rules()
+    holder = EngineProcess(lambda: engine(rules))
+    return difftest(holder, engine.__name__, rules, plays, turns, seed, cards.random_deck, shrink_budget=30)
+
+
+def test_the_rules_against_themselves_agree_and_the_report_is_the_same_twice() -> None:
+    first = _run(ModelEngine)
+    assert first.findings == [] and first.exit_code == 0
+    assert first.decisions > 20 and first.offers_compared > first.decisions and first.steps > 0
+    assert _run(ModelEngine).to_json() == first.to_json()
+    assert _run(ModelEngine, seed=2).to_json() != first.to_json()  # the seed chooses the plays
+
+
+def test_an_engine_that_allows_a_second_normal_summon_is_caught_shrunk_and_written_as_a_log() -> None:
+    report = _run(TwoNormalSummons)
+    assert report.exit_code == 1
+    top = {(f.kind, f.subject, f.clause) for f in report.findings}
+    assert ("engine-allows", "normal_summon", "6.3.5") in top
+    finding = next(f for f in report.findings if (f.kind, f.subject) == ("engine-allows", "normal_summon"))
+    assert finding.count >= 2 and len(set(finding.plays)) >= 2  # one finding, many occurrences
+    assert finding.shortest is not None and len(finding.shortest.choices) <= 2  # a summon, then the second
+    log = finding.log
+    assert log is not None and log["actions"][-1]["action"] == "normal_summon"
+    replayed = duelcheck.replay(log)  # the model refuses the engine's move, with the clause's words
+    assert not replayed.conforms and replayed.stopped_at == len(log["actions"])
+    assert replayed.steps[-1].clause == "6.3.5"
+
+
+def test_a_state_the_engine_shows_wrong_is_a_state_finding_grouped_by_field() -> None:
+    report = _run(DirectDamageOff, plays=20, turns=4)
+    lp = [f for f in report.findings if f.kind == "state" and f.subject == "players[].lp"]
+    assert lp, report.text()
+    assert "rules" in lp[0].detail and "engine" in lp[0].detail
+
+
+def test_an_action_the_engine_does_not_offer_is_an_engine_forbids_finding() -> None:
+    report = _run(NoBattlePhase, plays=4, turns=3)
+    forbids = [f for f in report.findings if f.kind == "engine-forbids" and f.subject == "end_step"]
+    assert forbids and "battle_phase" in forbids[0].detail
+    assert forbids[0].log is not None and forbids[0].log["actions"][-1].get("then") == "battle_phase"
+    assert duelcheck.replay(forbids[0].log).conforms  # the rules allow it: the log plays
+
+
+def test_the_shortest_play_still_shows_the_finding_and_the_log_keeps_the_decks() -> None:
+    report = _run(TwoNormalSummons, plays=3)
+    finding = report.findings[0]
+    assert finding.shortest is not None and finding.log is not None
+    assert finding.log["decks"] == finding.shortest.decks and len(finding.log["decks"][0]) == 40
+    again = play_log(Rules(), finding.shortest, finding)
+    assert again == finding.log
+
+
+BROKEN = textwrap.dedent(
+    """
+    import json, sys, time
+    mode = sys.argv[1]
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req["op"] == "hello":
+            print(json.dumps({"protocol": "duelcheck-engine/1", "engine": "broken"}), flush=True)
+        elif mode == "crash":
+            sys.exit(3)
+        elif mode == "hang":
+            time.sleep(60)
+        elif mode == "garble":
+            print("this is not JSON", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [("crash", "exit status 3"), ("hang", "no answer to deal in 1 s"), ("garble", "not JSON")],
+)
+def test_a_crashing_hanging_or_garbling_engine_process_is_an_engine_error(
+    tmp_path: Path, mode: str, words: str
+) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN)
+    adapter = ExecAdapter({}, [sys.executable, str(script), mode], timeout=1.0)
+    with pytest.raises(EngineError, match=words):
+        adapter.deal([[], []])
+    adapter.close()
+
+
+def test_an_engine_failure_ends_its_play_in_the_report_and_the_run_goes_on(tmp_path: Path) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text(BROKEN)
+    rules = Rules()
+    holder = EngineProcess(lambda: ExecAdapter({}, [sys.executable, str(script), "crash"], timeout=5.0))
+    report = difftest(holder, "broken", rules, 2, 2, 1, cards.random_deck)
+    assert report.exit_code == 4
+    failure = report.findings[0]
+    assert failure.kind == "engine-failure" and failure.count == 2 and "exit status 3" in failure.detail
+
+
+def test_the_reference_adapter_behind_the_json_lines_protocol_answers_as_it_does_in_process() -> None:
+    scenario = json.loads((Path(__file__).parent / "scenarios/battle/01-atk-vs-atk-higher.json").read_text())
+    from duelcheck.adapter import ReferenceAdapter
+
+    local = ReferenceAdapter(scenario.get("rules") or {})
+    remote = ExecAdapter(scenario.get("rules") or {}, [*SERVE, "reference"])
+    local.reset(scenario["board"])
+    remote.reset(scenario["board"])
+    for entry in scenario["actions"]:
+        action = {k: v for k, v in entry.items() if k not in ("observed", "note")}
+        assert remote.apply(action) == local.apply(action)
+    assert isinstance(remote.apply({"action": "discard"}), str)  # a refusal comes back as its reason
+    remote.close()
+
+
+def test_the_model_engine_in_a_child_process_agrees_with_itself() -> None:
+    rules = Rules()
+    holder = EngineProcess(lambda: ExecAdapter({}, [*SERVE, "model"]))
+    report = difftest(holder, "model", rules, 3, 2, 5, cards.random_deck)
+    holder.drop()
+    assert report.findings == [] and report.decisions > 0
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "duelcheck", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_path: Path) -> None:
+    engine = tmp_path / "engine.py"
+    engine.write_text(
+        "from duelcheck.adapters.model import ModelEngine\n"
+        "from duelcheck.rules import Rules\n"
+        "class Twice(ModelEngine):\n"
+        "    def __init__(self, rules=None):\n"
+        "        super().__init__(Rules(normal_summons_per_turn=2))\n"
+    )
+    spec = f"exec:{sys.executable} -m duelcheck.adapters.serve engine:Twice"
+    run = _cli(
+        "difftest", "--engine", spec, "--plays", "3", "--turns", "2", "--out", "found", "--format", "json", cwd=tmp_path
+    )
+    assert run.returncode == 1, run.stderr
+    report = json.loads(run.stdout)
+    assert report["findings"][0]["clause"] == "6.3.5" and report["disagreements"] >= 1
+    logs = sorted((tmp_path / "found").glob("0*.json"))
+    assert logs and json.loads((tmp_path / "found" / "difftest.json").read_text()) == report
+    replayed = _cli("replay", str(logs[0]), cwd=tmp_path)
+    assert replayed.returncode == 1 and "6.3.5" in replayed.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--engine", "ygopro", "--ocgcore", "missing.so"), "missing.so: no such file"),
+        (("--engine", "nonsense"), "expected ygopro, model or exec:"),
+        (("--engine", "model", "--rules", "no-such-preset"), "no-such-preset"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], words: str) -> None:
+    run = _cli("difftest", *args, "--plays", "1", cwd=tmp_path)
+    assert run.returncode == 2 and words in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_a_library_that_is_not_ygopro_core_is_bad_input(tmp_path: Path) -> None:
+    fake = tmp_path / "libfake.so"
+    fake.write_bytes(b"not a library")
+    run = _cli("difftest", "--ocgcore", str(fake), "--plays", "1", cwd=tmp_path)
+    assert run.returncode == 2 and "cannot load it as a shared library" in run.stderr

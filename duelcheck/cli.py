@@ -798,6 +798,13 @@ def _replay_one(play_file: Path, rules: Any, fmt: str) -> None:
 @click.option("--ocgcore", type=click.Path(dir_okay=False), help="The ygopro-core library (else DUELCHECK_OCGCORE).")
 @click.option("--plays", type=click.IntRange(1, 1_000_000), default=100, show_default=True)
 @click.option("--turns", type=click.IntRange(1, 200), default=3, show_default=True, help="Turns per play at most.")
+@click.option(
+    "--decks",
+    type=click.Choice(["mixed", "monsters"]),
+    default="mixed",
+    show_default=True,
+    help="The decks dealt: Normal Monsters with Spells and Traps, or Normal Monsters only.",
+)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--rules", "rules_file", help="Rules: a TOML file or a preset (default: the official rules).")
 @click.option("--out", "out", type=click.Path(file_okay=False), help="Write the findings' logs and difftest.json here.")
@@ -816,6 +823,7 @@ def difftest_cmd(
     ocgcore: str | None,
     plays: int,
     turns: int,
+    decks: str,
     seed: int,
     rules_file: str | None,
     out: str | None,
@@ -850,7 +858,7 @@ def difftest_cmd(
     except EngineError as exc:
         _die(f"duelcheck: the engine failed to start: {exc}", EXIT_INTERNAL)
     try:
-        report = difftest(engines, name, rules, plays, turns, seed, cards.random_deck, progress)
+        report = difftest(engines, name, rules, plays, turns, seed, cards.DEALERS[decks], progress)
     finally:
         engines.drop()
     if out is not None:

@@ -42,9 +42,10 @@ class Engine(Protocol):
 
 
 # the fields of the state compared (the engine shows only these; the model's other fields are its own)
-COMPARED = ("turn", "turn_player", "phase", "winner", "players")
+COMPARED = ("turn", "turn_player", "phase", "priority", "winner", "players")
 MONSTER_FIELDS = ("empty", "atk", "def", "position", "face")
-PLAYER_FIELDS = ("lp", "hand", "deck", "graveyard", "monsters")
+SPELL_FIELDS = ("empty", "kind", "effect", "cost", "face")
+PLAYER_FIELDS = ("lp", "hand", "deck", "graveyard", "monsters", "spells_traps")
 
 
 @dataclass
@@ -186,10 +187,15 @@ def _compared(observed: dict[str, Any]) -> dict[str, Any]:
     if "players" in out:
         out["players"] = [
             {
-                **{k: p[k] for k in PLAYER_FIELDS if k in p and k != "monsters"},
+                **{k: p[k] for k in PLAYER_FIELDS if k in p and k not in ("monsters", "spells_traps")},
                 **(
                     {"monsters": [{k: m[k] for k in ("zone", *MONSTER_FIELDS) if k in m} for m in p["monsters"]]}
                     if "monsters" in p
+                    else {}
+                ),
+                **(
+                    {"spells_traps": [{k: c[k] for k in ("zone", *SPELL_FIELDS) if k in c} for c in p["spells_traps"]]}
+                    if "spells_traps" in p
                     else {}
                 ),
             }
@@ -225,9 +231,11 @@ def run_play(
     engine.deal(play.decks)
     model.reset({})
     engine.reset({}, None)
+    observe = getattr(engine, "observe", None)
+    engine_view: dict[str, Any] | None = observe() if observe is not None else None
     out = PlayOutcome(play, [])
+    since = 0
     last_clause = "6.3"
-    engine_view: dict[str, Any] | None = None
     for _ in range(100_000):
         mo = {key(a): a for a in model.offers()}
         eo = {key(a): a for a in engine.offers()}
@@ -242,13 +250,17 @@ def run_play(
         out.decisions += 1
         out.offers_compared += len(set(mo) | set(eo))
         found: list[Disagreement] = []
+        timing = _engine_stopped_earlier(model, engine_view, eo, since) if engine_view is not None else []
+        found += [Disagreement(*t, decision, a) for t, a in timing]
         if engine_view is not None:
             for path, want, got in _differences(_compared(model.observe()), _compared(engine_view)):
-                found.append(
-                    Disagreement(
-                        "state", _subject(path), last_clause, f"{path}: rules {want!r}, engine {got!r}", decision
-                    )
-                )
+                if timing and path in ("turn", "turn_player", "phase", "priority"):
+                    continue  # told above: the engine asks where the rules let the duel run on
+                detail = f"{path}: rules {want!r}, engine {got!r}"
+                found.append(Disagreement("state", _subject(path), last_clause, detail, decision))
+        if timing:  # the two sides are at different timings: their offers are not comparable
+            out.disagreements += found
+            break
         for k in sorted(set(eo) - set(mo)):
             a = eo[k]
             why = model.refusal(a) or "the rules do not offer it at this decision"
@@ -286,6 +298,7 @@ def run_play(
             assert rng is not None
             choice = mo[rng.choice(common)]
         taken.append(choice)
+        since = len(model.steps)
         out.steps += 1
         last_clause = _clause(model, choice)
         got_m = model.apply(choice)
@@ -298,9 +311,59 @@ def run_play(
                 break
         else:
             engine_view = got_e
+            for w in got_e.get("engine_windows") or []:
+                if w.get("offers") and w.get("player") != model.state.tp:  # the opponent's chance
+                    what = ", ".join(_words(a) for a in w["offers"])
+                    out.disagreements.append(
+                        Disagreement(
+                            "engine-window",
+                            "activate",
+                            "6.3",
+                            f"the engine gives player {w['player']} a chance to activate ({what}) in the turn "
+                            f"player's {w['phase']} with no chain and no end of the phase declared; the rules give "
+                            "the opponent priority only when the turn player passes (6.3); passed",
+                            decision,
+                        )
+                    )
         if isinstance(got_m, str):  # cannot happen: the choice was offered by the rules
             raise AssertionError(f"the rules refused an action they offered: {choice} ({got_m})")
     return out
+
+
+def _engine_stopped_earlier(
+    model: ModelEngine, view: dict[str, Any], offers: dict[str, dict[str, Any]], since: int
+) -> list[tuple[tuple[str, str, str, str], dict[str, Any]]]:
+    """When the engine asks a player at a timing the rules ran through (no choice there for the rules), the
+    engine's offers there, each with the rules' reason for refusing it at that timing: the rules' state of
+    that timing is found among the steps taken since the last choice."""
+    now = model.state
+    where = (view.get("turn"), view.get("phase"), view.get("priority"))
+    if None in where or where == (now.g("turn"), describe_phase(now), now.g("prio")):
+        return []
+    for _, _, state in model.steps[since:]:  # the first such timing: where the engine stopped and the rules did not
+        if (state.g("turn"), describe_phase(state), state.g("prio")) != where:
+            continue
+        saved = model.state
+        model.state = state
+        try:
+            out = []
+            for a in offers.values():
+                if a["action"] == "pass":
+                    continue
+                why = model.refusal(a) or "the rules run on through this timing with nothing to choose"
+                clause = broken_clause(why, _clause(model, a))
+                out.append((("engine-allows", a["action"], clause, f"{why} (at {where[1]} of turn {where[0]})"), a))
+            return out
+        finally:
+            model.state = saved
+    return []
+
+
+def describe_phase(state: Any) -> str:
+    from duelcheck.log import PHASE_NAME
+    from duelcheck.model.cards import Phase
+
+    return PHASE_NAME[Phase(state.g("phase"))]
 
 
 def _clause(model: ModelEngine, action: dict[str, Any]) -> str:

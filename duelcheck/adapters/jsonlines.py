@@ -8,7 +8,7 @@ COMMAND and speaks to it on its standard input and output, one request per line 
     {"op": "hello", "rules": {...}}              -> {"protocol": "duelcheck-engine/1", "engine": "NAME"}
     {"op": "deal", "decks": [[card, ...], [...]]} -> {"ok": true}            (optional for an engine)
     {"op": "reset", "board": {...}, "log": {...}|null}
-                                                  -> {"ok": true} | {"unsupported": "why"}
+                                                  -> {"ok": true, "observed": {...}?} | {"unsupported": "why"}
     {"op": "offers"}                              -> {"offers": [action, ...]}
     {"op": "apply", "action": {...}}              -> {"observed": {...}} | {"refused": "why"}
     any request the engine cannot serve           -> {"error": "why"}
@@ -134,6 +134,12 @@ class ExecAdapter:
         if "unsupported" in answer:
             raise Unsupported(str(answer["unsupported"]))
         self._expect(answer, "ok", "reset")
+        observed = answer.get("observed")
+        self._at_reset = observed if isinstance(observed, dict) else None
+
+    def observe(self) -> dict[str, Any] | None:
+        """The state the engine showed when its duel started (its reset's optional `observed`), else None."""
+        return getattr(self, "_at_reset", None)
 
     def offers(self) -> list[dict[str, Any]]:
         answer = self._ask({"op": "offers"})
@@ -233,7 +239,10 @@ def serve(make: Any, name: str, stdin: IO[str] | None = None, stdout: IO[str] | 
                 except NotImplementedError as exc:
                     answer({"unsupported": str(exc)})
                     continue
-                answer({"ok": True})
+                started: dict[str, Any] = {"ok": True}
+                if hasattr(adapter, "observe"):
+                    started["observed"] = adapter.observe()
+                answer(started)
             elif op == "offers":
                 answer({"offers": adapter.offers() if hasattr(adapter, "offers") else []})
             elif op == "apply":

@@ -15,17 +15,18 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from duelcheck.errors import InputError
-from duelcheck.log import Action, describe, log_action, moves
-from duelcheck.model.cards import HAND
+from duelcheck.log import COST_NAME, KIND_NAME, NEXT, Action, describe, log_action, moves
+from duelcheck.model.cards import HAND, Cost, Effect, Kind
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules, rules_from_mapping
 
 _ACTION: TypeAdapter[Any] = TypeAdapter(Action)
 FROM_HAND = ("normal_summon", "set_monster")  # the actions that play a card of the hand
-SKIPPED = ("pass", "end_steps", "normal_draw", "discard", "set_spell_trap", *FROM_HAND)
+SKIPPED = ("pass", "end_steps", "normal_draw", "discard", "resolve", "set_spell_trap", *FROM_HAND)
 FORCED_LIMIT = 500  # steps run through without a decision before the rules are taken to be stuck
 END_STEP = {"action": "end_step"}
+PASS = {"action": "pass"}
 
 
 def key(action: dict[str, Any]) -> str:
@@ -46,6 +47,7 @@ class ModelEngine:
         self.hands: list[list[dict[str, Any]]] = [[], []]
         self.dealt: list[list[dict[str, Any]]] | None = None
         self.steps: list[tuple[str, dict[str, int], State]] = []
+        self.then: str | None = None  # where the turn goes, kept for the opponent's pass (_defer_end)
 
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
         self.dealt = [list(d) for d in decks]
@@ -59,6 +61,7 @@ class ModelEngine:
         self.hands = [list(d[: r.starting_hand]) for d in decks]
         self.decks = [list(d[r.starting_hand :]) for d in decks]
         self.steps = [("init", {}, self.state)]
+        self.then = None
         self._run_forced()
 
     # -- decisions ---------------------------------------------------------------------------------------
@@ -81,17 +84,31 @@ class ModelEngine:
                     continue
             entry = log_action(s, name, params)
             out[key(entry)] = entry
-        tp = s.tp
-        for card in self.hands[tp]:
-            for name in FROM_HAND:
-                entry = {"action": name, "atk": card["atk"], "def": card["def"]}
+        p = s.g("prio")
+        for card in self.hands[p]:
+            for entry in _hand_actions(card):
                 k = key(entry)
                 if k in tried_hand:
                     continue
                 tried_hand.add(k)
                 if self._legal(entry):
                     out[k] = entry
+        if not self._open(s):  # a chance to act: the choices are the activations and passing
+            out = {k: a for k, a in out.items() if a["action"] != "end_step"}
+            if out and self._legal({**PASS, **({"then": self.then} if self.then else {})}):
+                out[key(PASS)] = dict(PASS)
         return [out[k] for k in sorted(out)]
+
+    @staticmethod
+    def _open(s: State) -> bool:
+        """The turn player's open game state in a Main Phase or the Battle Step, where an engine asks for the
+        next action or the end of the phase or step (elsewhere it asks for an activation or a pass)."""
+        from duelcheck.model.cards import Phase
+
+        if s.g("prio") != s.tp or s.g("passed") or s.g("chain_len") or s.g("resolving"):
+            return False
+        phase = s.g("phase")
+        return phase in (Phase.MAIN1, Phase.MAIN2) or (phase == Phase.BATTLE_STEP and not s.g("attacking"))
 
     def _enabled_not_from_hand(self, s: State) -> Any:
         """The enabled action instances that play no card from the hand and are not passes (a pass, a draw and
@@ -129,6 +146,8 @@ class ModelEngine:
 
     def refusal(self, entry: dict[str, Any]) -> str | None:
         """Why the rules refuse an action here (None: they allow it)."""
+        if entry == PASS and self.then is not None:
+            entry = {**PASS, "then": self.then}
         try:
             parsed = _ACTION.validate_python(entry)
         except ValidationError as exc:
@@ -139,12 +158,13 @@ class ModelEngine:
             if not got.ok or got.state is None:
                 return got.reason or "refused"
             state = got.state
-        if entry.get("action") in FROM_HAND and not self._held(entry):
+        if not self._held(entry):
             return "the card is not in the hand"
         return None
 
     def _held(self, entry: dict[str, Any]) -> bool:
-        return any(c["atk"] == entry.get("atk") and c["def"] == entry.get("def") for c in self.hands[self.state.tp])
+        card = _card_of_entry(entry)
+        return card is None or card in self.hands[self.state.g("prio")]
 
     # -- taking an action ---------------------------------------------------------------------------------
     def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
@@ -153,8 +173,13 @@ class ModelEngine:
             parsed = _ACTION.validate_python(entry)
         except ValidationError as exc:
             raise InputError(f"action: not a duel-log action ({exc.errors()[0]['msg']})") from None
-        if entry.get("action") in FROM_HAND and not self._held(entry):
+        if not self._held(entry):
             return "the card is not in the hand"
+        if entry.get("action") == "end_step" and self._defer_end(entry):
+            return self.observe()
+        if entry.get("action") == "pass" and self.then is not None:
+            parsed = _ACTION.validate_python({**entry, "then": self.then})
+        self.then = None
         for mv in moves(parsed):
             why = self._step(mv.name, mv.params)
             if why is not None:
@@ -162,18 +187,35 @@ class ModelEngine:
         self._run_forced()
         return self.observe()
 
+    def _defer_end(self, entry: dict[str, Any]) -> bool:
+        """An engine's end of a phase is the turn player's pass, then the opponent's last chance to act: when
+        the opponent can act after the first pass, the step stops there (the choice of where the turn goes is
+        kept for the opponent's pass, which the rules take as the second pass)."""
+        first = self.ts.apply(self.state, "pass", {"choice": 0})
+        if not first.ok or first.state is None or self.state.g("chain_len"):
+            return False
+        saved = self.state
+        self.state = first.state
+        acts = [a for a in self.offers() if a["action"] != "pass"]
+        self.state = saved
+        if not acts:
+            return False
+        self._step("pass", {"choice": 0})
+        self.then = entry.get("then")
+        return True
+
     def _step(self, name: str, params: dict[str, int]) -> str | None:
         pre = self.state
         got = self.ts.apply(pre, name, params)
         if not got.ok or got.state is None:
             return got.reason or "refused"
         post = got.state
-        tp = pre.tp
-        if name in FROM_HAND:
-            card = {"atk": params["atk"] * 100, "def": params["defv"] * 100}
-            self.hands[tp].remove(card)
-        for p in (0, 1):  # a draw takes the top card of the deck; the hand-limit discard the card drawn last
-            grew = post.g("hand", p) - pre.g("hand", p) + (1 if name in FROM_HAND and p == tp else 0)
+        actor = pre.g("prio")
+        played = _card_played(name, params)
+        if played is not None:
+            self.hands[actor].remove(played)
+        for p in (0, 1):  # a draw takes the top card of the deck; a discard the card drawn last
+            grew = post.g("hand", p) - pre.g("hand", p) + (1 if played is not None and p == actor else 0)
             for _ in range(max(0, grew)):
                 if self.decks[p]:
                     self.hands[p].append(self.decks[p].pop(0))
@@ -193,9 +235,13 @@ class ModelEngine:
             offers = self.offers()
             if offers and offers != [END_STEP]:
                 return
-            for name in ("normal_draw", "discard", "end_step", "pass"):
+            for name in ("normal_draw", "discard", "resolve", "pass"):
                 params = {"choice": 0} if name in ("end_step", "pass") else {}
+                if name == "pass" and self.then is not None:
+                    params = {"choice": NEXT[self.then]}
                 if self._step(name, params) is None:
+                    if name == "pass":
+                        self.then = None
                     break
             else:
                 return  # nothing can be done: a deadlock, which the rules' own properties look for
@@ -206,3 +252,42 @@ class ModelEngine:
 
     def over(self) -> bool:
         return bool(self.state.g("winner"))
+
+
+def _hand_actions(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The actions that play a card from the hand, in the duel-log format's words."""
+    if "kind" not in card:
+        return [{"action": name, "atk": card["atk"], "def": card["def"]} for name in FROM_HAND]
+    spec = {
+        "kind": card["kind"],
+        "effect": card["effect"],
+        **({"cost": card["cost"]} if card["cost"] != "none" else {}),
+    }
+    out = [{"action": "set_spell_trap", **spec}]
+    if card["kind"].endswith("_spell"):
+        out.append({"action": "activate", "from": "hand", **spec})
+    return out
+
+
+def _card_of_entry(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The card of the hand a log action plays (None: it plays none)."""
+    name = entry.get("action")
+    if name in FROM_HAND:
+        return {"atk": entry.get("atk"), "def": entry.get("def")}
+    if name == "set_spell_trap" or (name == "activate" and entry.get("from") == "hand"):
+        return {"kind": entry.get("kind"), "effect": entry.get("effect"), "cost": entry.get("cost", "none")}
+    return None
+
+
+def _card_played(name: str, params: dict[str, int]) -> dict[str, Any] | None:
+    """The card of the hand a model step plays (None: it plays none)."""
+    if name in FROM_HAND:
+        return {"atk": params["atk"] * 100, "def": params["defv"] * 100}
+    if name == "set_spell_trap" or (name == "activate" and params.get("zone") == HAND):
+        kind = Kind(params["kind"])
+        return {
+            "kind": KIND_NAME[kind],
+            "effect": Effect(params["eff"]).name.lower(),
+            "cost": COST_NAME[Cost(params["cost"])],
+        }
+    return None

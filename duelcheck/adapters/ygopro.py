@@ -102,6 +102,15 @@ class Ygopro:
         self.turn_player = 0
         self.winner: int | None = None
         self.log: list[oc.Message] = []
+        self.events = 0  # messages that changed the game so far (a draw, a move, a chain link, a phase, ...)
+        self.last_pass: dict[
+            int, tuple[int, int, str | None, int]
+        ] = {}  # player -> (turn, phase, events) of their last pass
+        self.repeated_windows = 0  # second chances the core gave with nothing done since (passed here)
+        self.step: str | None = None  # "battle_step" or "damage" within the Battle Phase (never announced)
+        self.chain = 0  # links on the chain (MSG_CHAINING, MSG_CHAIN_END)
+        self.ending = False  # the turn player asked to end the phase (to the Battle or End Phase)
+        self.windows: list[dict[str, Any]] = []  # the Main Phase windows passed here, since the last observation
 
     # -- setting up ------------------------------------------------------------------------------------
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
@@ -140,6 +149,8 @@ class Ygopro:
         self.phase, self.turn, self.turn_player, self.winner = oc.PHASE_DRAW, 0, 0, None
         self.pending = None
         self.log = []
+        self.events, self.last_pass, self.repeated_windows = 0, {}, 0
+        self.step, self.chain, self.ending, self.windows = None, 0, False, []
         lib.start(options | (master_rule << 16))
         self._run()
 
@@ -171,11 +182,28 @@ class Ygopro:
 
     def _note(self, msg: oc.Message) -> None:
         f = msg.fields
+        if msg.code not in oc.SELECTIONS and msg.code not in (oc.MSG_HINT, oc.MSG_RETRY):
+            self.events += 1
         if msg.code == oc.MSG_NEW_TURN:
             self.turn += 1
             self.turn_player = f["player"]
         elif msg.code == oc.MSG_NEW_PHASE:
             self.phase = f["phase"]
+            self.step = None
+            self.ending = False
+        elif msg.code == oc.MSG_SELECT_BATTLECMD:
+            self.step = "battle_step"
+        elif msg.code == oc.MSG_DAMAGE_STEP_START:
+            self.step = "damage"
+        elif msg.code == oc.MSG_DAMAGE_STEP_END:
+            self.step = "battle_step"
+        elif msg.code == oc.MSG_CHAINING:
+            self.chain += 1
+            self.ending = False  # a chain in answer to the end of the phase: the phase goes on (6.3)
+        elif msg.code == oc.MSG_CHAIN_END:
+            self.chain = 0
+        elif msg.code == oc.MSG_HINT and f["type"] == 1 and f["data"] == 25:
+            self.step = "battle_end"  # the core's check at the end of the Battle Phase: its End Step (6.3.4.4)
         elif msg.code == oc.MSG_WIN:
             self.winner = f["player"]
 
@@ -192,6 +220,29 @@ class Ygopro:
             return True
         if msg.code == oc.MSG_SELECT_CHAIN:
             if not f["chains"]:  # nothing to activate: the player passes
+                lib.respond_int(-1)
+                return True
+            if (
+                self.phase in (oc.PHASE_MAIN1, oc.PHASE_MAIN2)
+                and self.chain == 0
+                and not self.ending
+                and not any(c["forced"] for c in f["chains"])
+            ):
+                # a window the core opens in the turn player's Main Phase with no chain and no end of the
+                # phase asked (after a summon or a Set, or after a chain resolved): the rules give the
+                # opponent priority only when the turn player passes, and two passes end the phase (6.3).
+                # Passed here, and told in the next observation, so that difftest reports it once a play.
+                offers = [self._activation(c) for c in f["chains"]]
+                self.windows.append({"player": f["player"], "phase": PHASE_WORD[self.phase], "offers": offers})
+                lib.respond_int(-1)
+                return True
+            if self.last_pass.get(f["player"]) == (self.turn, self.phase, self.step, self.events) and not any(
+                c["forced"] for c in f["chains"]
+            ):
+                # the core asks a player again in the same phase with nothing done since they passed (its
+                # window before the phase ends after the one that follows the draw, say): the rules give no
+                # such second chance (6.3: two passes in succession end the phase); passed again, and counted
+                self.repeated_windows += 1
                 lib.respond_int(-1)
                 return True
             return False
@@ -239,6 +290,9 @@ class Ygopro:
                 slot = mzone[c["sequence"]]
                 down = slot is not None and not slot["position"] & oc.POS_FACEUP
                 out.append({"action": "flip_summon" if down else "change_position", "zone": c["sequence"]})
+            for c in f["sset"]:
+                out.append({"action": "set_spell_trap", **_spec(c["code"])})
+            out += [self._activation(c) for c in f["activate"]]
             if f["to_bp"]:
                 out.append({"action": "end_step", "then": "battle_phase"})
             if f["to_ep"]:
@@ -255,9 +309,19 @@ class Ygopro:
                     out += [{"action": "declare_attack", "attacker": c["sequence"], "target": t} for t in targets]
                 if c["direct"]:
                     out.append({"action": "declare_attack", "attacker": c["sequence"], "target": "direct"})
+            out += [self._activation(c) for c in f["activate"]]
             if f["to_m2"]:
                 out.append({"action": "end_step"})
+        elif msg.code == oc.MSG_SELECT_CHAIN:
+            out += [self._activation(c) for c in f["chains"]]
+            if not any(c["forced"] for c in f["chains"]):
+                out.append({"action": "pass"})
         return _unique(out)
+
+    def _activation(self, c: dict[str, Any]) -> dict[str, Any]:
+        """A card the core offers to activate, as the log writes an activation."""
+        where: Any = "hand" if c["location"] == oc.LOCATION_HAND else c["sequence"]
+        return {"action": "activate", "from": where, **_spec(c["code"])}
 
     # -- taking an action ------------------------------------------------------------------------------
     def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
@@ -266,13 +330,16 @@ class Ygopro:
         if msg is None:
             return "the duel is over" if self.winner is not None else "the core is not asking for an action"
         name = action.get("action")
-        if name in ("pass", "normal_draw", "discard", "resolve"):
+        if name in ("normal_draw", "discard", "resolve") or (name == "pass" and msg.code != oc.MSG_SELECT_CHAIN):
             return self.observe()  # the core does these itself when the rules say so
         choice = self._choice(msg, action)
         if isinstance(choice, str):
             return choice
+        if msg.code == oc.MSG_SELECT_CHAIN and choice == -1:
+            self.last_pass[msg.fields["player"]] = (self.turn, self.phase, self.step, self.events)
+        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD) and action.get("action") == "end_step":
+            self.ending = True
         self.lib.respond_int(choice)
-        self._attack_target = action.get("target")
         self._run_attack(action)
         return self.observe()
 
@@ -293,6 +360,16 @@ class Ygopro:
                     if c["sequence"] == action.get("zone") and {"action": name, "zone": c["sequence"]} in self.offers():
                         return 2 | (i << 16)
                 return refused
+            if name == "set_spell_trap":
+                for i, c in enumerate(f["sset"]):
+                    if {"action": name, **_spec(c["code"])} == action:
+                        return 4 | (i << 16)
+                return refused
+            if name == "activate":
+                for i, c in enumerate(f["activate"]):
+                    if self._activation(c) == action:
+                        return 5 | (i << 16)
+                return refused
             if name == "end_step":
                 then = action.get("then")
                 if then == "battle_phase" and f["to_bp"]:
@@ -308,8 +385,21 @@ class Ygopro:
                         if c["sequence"] == action.get("attacker"):
                             return 1 | (i << 16)
                 return refused
+            if name == "activate":
+                for i, c in enumerate(f["activate"]):
+                    if self._activation(c) == action:
+                        return 0 | (i << 16)
+                return refused
             if name == "end_step" and action.get("then") is None and f["to_m2"]:
                 return 2
+            return refused
+        if msg.code == oc.MSG_SELECT_CHAIN:
+            if name == "pass" and not any(c["forced"] for c in f["chains"]):
+                return -1
+            if name == "activate":
+                for i, c in enumerate(f["chains"]):
+                    if self._activation(c) == action:
+                        return i
             return refused
         return refused
 
@@ -359,9 +449,23 @@ class Ygopro:
                         "face": "up" if pos & oc.POS_FACEUP else "down",
                     }
                 )
+            spells: list[dict[str, Any]] = []
+            for z, slot in enumerate(self.lib.query_zone(p, oc.LOCATION_SZONE)[: self.rules.spell_trap_zones]):
+                if slot is None:
+                    spells.append({"zone": z, "empty": True})
+                    continue
+                face = "up" if slot["position"] & oc.POS_FACEUP else "down"
+                spells.append({"zone": z, "empty": False, **_spec(slot["code"], always_cost=True), "face": face})
             c = counts[p]
             players.append(
-                {"lp": c["lp"], "hand": c["hand"], "deck": c["deck"], "graveyard": c["graveyard"], "monsters": monsters}
+                {
+                    "lp": c["lp"],
+                    "hand": c["hand"],
+                    "deck": c["deck"],
+                    "graveyard": c["graveyard"],
+                    "monsters": monsters,
+                    "spells_traps": spells,
+                }
             )
         out: dict[str, Any] = {
             "turn": max(self.turn, 1),
@@ -369,20 +473,36 @@ class Ygopro:
             "winner": "none" if self.winner is None else self.winner,
             "players": players,
         }
-        if self.winner is None:  # the core announces no step of the Damage Step: where a duel ended is not shown
-            out["phase"] = self._phase_word()
+        if self.pending is not None and "player" in self.pending.fields:
+            out["priority"] = self.pending.fields["player"]  # the player the core asks
+        phase = self._phase_word()
+        if self.winner is None and phase is not None:  # where a duel ended, or which timing, is not shown
+            out["phase"] = phase
+        if self.windows:
+            out["engine_windows"], self.windows = self.windows, []
         return out
 
-    def _phase_word(self) -> str:
-        """The phase or step the core is in (it announces no Battle Step: asking for a battle command is
-        the Battle Step)."""
-        if self.pending is not None and self.pending.code == oc.MSG_SELECT_BATTLECMD:
-            return "battle_step"
+    def _phase_word(self) -> str | None:
+        """The phase or step the core is in. It announces no Battle Step (its battle command is the Battle
+        Step, and the Battle Step is where an attack is declared) and no timing of the Damage Step (None:
+        not shown)."""
+        if self.step == "damage":
+            return None
+        if self.step in ("battle_step", "battle_end"):
+            return self.step
         return PHASE_WORD.get(self.phase, str(self.phase))
 
     def hand(self, player: int) -> list[dict[str, Any]]:
         """The cards in a player's hand, in the order the core keeps them (for the plays `difftest` makes)."""
         return [catalogue.card_of(code) for code in self.lib.hand_codes(player)]
+
+
+def _spec(code: int, always_cost: bool = False) -> dict[str, Any]:
+    """A Spell or Trap's kind, effect and cost as the log writes them (the cost only when there is one)."""
+    card = catalogue.card_of(code)
+    if not always_cost and card.get("cost") == "none":
+        card.pop("cost")
+    return card
 
 
 def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -432,4 +552,3 @@ def _unsupported_board(board: dict[str, Any], rules: Rules) -> str | None:
         elif key not in start and value not in ([], 0, False, None) and key not in ("turn_player", "priority"):
             return f"the core starts every duel at turn 1's Draw Phase; this board sets {key}"
     return None
-

@@ -816,6 +816,12 @@ def _replay_one(play_file: Path, rules: Any, fmt: str) -> None:
     show_default=True,
     help="Seconds the engine may take for one answer.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes playing the plays, each with its own engine (default: the cores, at most 2).",
+)
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 @_guard
 def difftest_cmd(
@@ -829,6 +835,7 @@ def difftest_cmd(
     out: str | None,
     fmt: str,
     timeout: float,
+    workers: int | None,
     quiet: bool,
 ) -> None:
     """Compare the rules with a real engine over seeded plays: the actions each offers at every decision
@@ -858,7 +865,10 @@ def difftest_cmd(
     except EngineError as exc:
         _die(f"duelcheck: the engine failed to start: {exc}", EXIT_INTERNAL)
     try:
-        report = difftest(engines, name, rules, plays, turns, seed, cards.DEALERS[decks], progress)
+        import os
+
+        procs = workers if workers is not None else min(2, os.cpu_count() or 1)
+        report = difftest(engines, name, rules, plays, turns, seed, cards.DEALERS[decks], progress, workers=procs)
     finally:
         engines.drop()
     if out is not None:
@@ -874,8 +884,15 @@ def difftest_cmd(
 
 
 @main.command("schema")
-def schema_cmd() -> None:
-    """Print the JSON Schema of the duel-log format (also shipped as duelcheck/schemas/duel-log.schema.json)."""
+@click.option("--engine-protocol", is_flag=True, help="The engine protocol's schema (exec:, JSON lines) instead.")
+def schema_cmd(engine_protocol: bool) -> None:
+    """Print the JSON Schema of the duel-log format (also shipped as duelcheck/schemas/duel-log.schema.json),
+    or of the engine protocol (duelcheck/schemas/engine-protocol.schema.json)."""
+    if engine_protocol:
+        from importlib.resources import files
+
+        click.echo((files("duelcheck") / "schemas" / "engine-protocol.schema.json").read_text(), nl=False)
+        return
     from duelcheck.log import dump_schema
 
     click.echo(dump_schema(), nl=False)

@@ -415,10 +415,15 @@ def shrink(
 
 
 class EngineProcess:
-    """One engine for a whole run (started once, restarted after it fails): `get()` is the engine to use."""
+    """One engine for a whole run (started once, restarted after it fails): `get()` is the engine to use.
+    `spawn`: how another process starts the same engine (the argv and settings of an engine process), for
+    plays run by several processes."""
 
-    def __init__(self, start: Callable[[], Engine]):
+    def __init__(
+        self, start: Callable[[], Engine], spawn: tuple[list[str], dict[str, Any], float | None] | None = None
+    ):
         self.start = start
+        self.spawn = spawn
         self.engine: Engine | None = None
 
     def get(self) -> Engine:
@@ -460,8 +465,73 @@ def open_engine(
     if not argv:
         raise InputError("--engine exec: no command given")
     mapping = rules.changed()
-    holder = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout))
+    holder = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout), (argv, mapping, timeout))
     return holder, name
+
+
+def _one_play(
+    engines: EngineProcess,
+    rules: Rules,
+    i: int,
+    turns: int,
+    seed: int,
+    dealer: Callable[[random.Random, int], list[dict[str, Any]]],
+    model: ModelEngine,
+) -> PlayOutcome:
+    """Play number `i` of a run (its decks and choices come from the run's seed and `i` alone)."""
+    from duelcheck.adapters.jsonlines import EngineError
+    from duelcheck.adapters.ocgcore import EngineFailure
+
+    play_seed = seed * 1_000_003 + i
+    play = Play(play_seed, deal_decks(play_seed, rules, dealer), [], turns)
+    try:
+        return run_play(engines.get, rules, play, random.Random(f"play:{play_seed}"), model=model)
+    except (EngineError, EngineFailure) as exc:
+        engines.drop()
+        return PlayOutcome(play, [Disagreement("engine-failure", "engine", "-", str(exc), len(play.choices))])
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_start(spawn: tuple[list[str], dict[str, Any], float | None], rules: Rules, dealer: Any) -> None:
+    from duelcheck.adapters.jsonlines import ExecAdapter
+
+    argv, mapping, timeout = spawn
+    _WORKER["engines"] = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout))
+    _WORKER["model"] = ModelEngine(rules)
+    _WORKER["rules"] = rules
+    _WORKER["dealer"] = dealer
+
+
+def _worker_play(job: tuple[int, int, int]) -> PlayOutcome:
+    i, turns, seed = job
+    w = _WORKER
+    return _one_play(w["engines"], w["rules"], i, turns, seed, w["dealer"], w["model"])
+
+
+def _parallel(
+    spawn: tuple[list[str], dict[str, Any], float | None],
+    rules: Rules,
+    plays: int,
+    turns: int,
+    seed: int,
+    dealer: Any,
+    workers: int,
+    progress: Callable[[int, int, int], None] | None,
+) -> list[PlayOutcome]:
+    """The plays, in order, played by `workers` processes (each with an engine process of its own)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    out: list[PlayOutcome] = []
+    seen: set[tuple[str, str, str]] = set()
+    with ProcessPoolExecutor(workers, initializer=_worker_start, initargs=(spawn, rules, dealer)) as pool:
+        for outcome in pool.map(_worker_play, [(i, turns, seed) for i in range(plays)], chunksize=8):
+            out.append(outcome)
+            seen.update(d.group for d in outcome.disagreements)
+            if progress is not None:
+                progress(len(out), plays, len(seen))
+    return out
 
 
 def difftest(
@@ -474,25 +544,24 @@ def difftest(
     dealer: Callable[[random.Random, int], list[dict[str, Any]]],
     progress: Callable[[int, int, int], None] | None = None,
     shrink_budget: int = 60,
+    workers: int = 1,
 ) -> DiffReport:
     """Run `plays` seeded plays; group, shrink and report the disagreements. An engine that fails (crashes,
-    hangs, breaks the protocol) ends its play with an `engine-failure` finding, and is started again."""
+    hangs, breaks the protocol) ends its play with an `engine-failure` finding, and is started again. With
+    `workers` > 1 (and an engine in a process of its own) the plays are played by that many processes, each
+    with its own engine; each play depends on its seed alone, so the report is the same."""
     from duelcheck.adapters.jsonlines import EngineError
     from duelcheck.adapters.ocgcore import EngineFailure
 
     report = DiffReport(engine_name, rules, plays, turns, seed)
     groups: dict[tuple[str, str, str], Finding] = {}
     first: dict[tuple[str, str, str], Play] = {}
-    model = ModelEngine(rules)
-    for i in range(plays):
-        play_seed = seed * 1_000_003 + i
-        play = Play(play_seed, deal_decks(play_seed, rules, dealer), [], turns)
-        try:
-            outcome = run_play(engines.get, rules, play, random.Random(f"play:{play_seed}"), model=model)
-        except (EngineError, EngineFailure) as exc:
-            engines.drop()
-            at = len(play.choices)
-            outcome = PlayOutcome(play, [Disagreement("engine-failure", "engine", "-", str(exc), at)])
+    if workers > 1 and plays > 1 and engines.spawn is not None:
+        outcomes = _parallel(engines.spawn, rules, plays, turns, seed, dealer, workers, progress)
+    else:
+        outcomes = (_one_play(engines, rules, i, turns, seed, dealer, ModelEngine(rules)) for i in range(plays))
+    for i, outcome in enumerate(outcomes):
+        play = outcome.play
         report.decisions += outcome.decisions
         report.steps += outcome.steps
         report.offers_compared += outcome.offers_compared
@@ -503,7 +572,7 @@ def difftest(
                 first[g] = Play(play.seed, play.decks, play.choices[: d.at], play.turns)
             groups[g].count += 1
             groups[g].plays.append(i)
-        if progress is not None:
+        if progress is not None and not (workers > 1 and engines.spawn is not None):
             progress(i + 1, plays, len(groups))
     for g, finding in groups.items():
         if finding.kind == "engine-failure":

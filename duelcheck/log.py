@@ -507,12 +507,24 @@ class Expect(BaseModel):
     )
 
 
-class DeckCard(BaseModel):
-    """A card of a dealt deck: a Normal Monster of the model's catalogue (the model's hands are counts)."""
+class DeckMonster(BaseModel):
+    """A monster of a dealt deck (the model's hands are counts; an engine's hold cards)."""
 
     model_config = _STRICT
     atk: Stat
     def_: Stat = Field(alias="def")
+
+
+class DeckSpellTrap(BaseModel):
+    """A Spell or Trap of a dealt deck."""
+
+    model_config = _STRICT
+    kind: KindName
+    effect: EffectName
+    cost: CostName = "none"
+
+
+DeckCard = DeckMonster | DeckSpellTrap
 
 
 class DuelLog(BaseModel):

@@ -228,7 +228,7 @@ def stacked_deck(log: dict[str, Any] | None, player: int, rules: Rules) -> list[
 def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[tuple[int, dict[str, Any]]]:
     """Each card a player plays from the hand in a log, with how many cards they had drawn by then (the
     opening hand included), by the rules' own replay of the log."""
-    from duelcheck.log import NormalSummon, moves, parse
+    from duelcheck.log import Activate, NormalSummon, SetSpellTrap, moves, parse
     from duelcheck.model.system import TransitionSystem
 
     if log is None:
@@ -238,11 +238,20 @@ def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[
     state = ts.init()
     out = []
     for entry in doc.actions:
-        if isinstance(entry, NormalSummon) and state.tp == player:
-            out.append((rules.deck_size - state.g("deck", player), {"atk": entry.atk, "def": entry.def_}))
+        drawn = rules.deck_size - state.g("deck", player)
+        actor = state.g("prio")
         for mv in moves(entry):
             got = ts.apply(state, mv.name, mv.params)
             if not got.ok or got.state is None:
                 return out  # the rest of the log is not played (its illegal action is the engine's to refuse)
             state = got.state
+        if actor != player:
+            continue
+        if isinstance(entry, NormalSummon):
+            card: dict[str, Any] = {"atk": entry.atk, "def": entry.def_}
+            if entry.effect is not None:
+                card["effect"] = entry.effect.model_dump()
+            out.append((drawn, card))
+        elif isinstance(entry, SetSpellTrap) or (isinstance(entry, Activate) and entry.source == "hand"):
+            out.append((drawn, {"kind": entry.kind, "effect": entry.effect, "cost": entry.cost}))
     return out

@@ -34,6 +34,17 @@ def key(action: dict[str, Any]) -> str:
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
+class NoHistory:
+    """No history beside the game state: difftest compares the game, and the property layer's history (kept
+    for the properties' sake, properties/history.py) would only cost time here."""
+
+    def fields(self) -> tuple[Any, ...]:
+        return ()
+
+    def advance(self, pre: State, act: Any, params: dict[str, Any], symbolic: bool, post: State) -> dict[Any, Any]:
+        return {}
+
+
 class ModelEngine:
     """The rules of the model, dealt concrete decks, behind the difftest engine protocol."""
 
@@ -41,7 +52,7 @@ class ModelEngine:
 
     def __init__(self, rules: dict[str, Any] | Rules | None = None):
         self.rules = rules if isinstance(rules, Rules) else rules_from_mapping(dict(rules or {}), "rules")
-        self.ts = TransitionSystem(self.rules)
+        self.ts = TransitionSystem(self.rules, NoHistory())
         self.state: State = self.ts.init()
         self.decks: list[list[dict[str, Any]]] = [[], []]
         self.hands: list[list[dict[str, Any]]] = [[], []]
@@ -121,9 +132,8 @@ class ModelEngine:
         for act in ts.actions:
             if act.name in SKIPPED or ts.refused_whatever_params(s, act):
                 continue
-            for params in act.candidates(s):
-                if act.name == "activate" and params.get("zone") == HAND:
-                    continue
+            candidates = _activations_not_from_hand(s) if act.name == "activate" else act.candidates(s)
+            for params in candidates:
                 if act.parts is not None:
                     if ts.apply(s, act.name, params).ok:
                         yield act.name, dict(params)
@@ -291,3 +301,26 @@ def _card_played(name: str, params: dict[str, int]) -> dict[str, Any] | None:
             "cost": COST_NAME[Cost(params["cost"])],
         }
     return None
+
+
+def _activations_not_from_hand(s: State) -> Any:
+    """The activation candidates of model/rules.py (`_activations`) without those from the hand: the Set
+    Spells and Traps and the face-up monsters' effects of the player to act (the hand's cards are tried one
+    by one, as held)."""
+    from duelcheck.model.cards import MONSTER_KIND, MonsterEffect
+    from duelcheck.model.rules import _targets
+
+    p = s.g("prio")
+    if s.g("resolving") or s.g("winner"):
+        return
+    sources: list[tuple[int, int, int, int]] = []
+    for z in range(s.r.spell_trap_zones):
+        if s.g("s_occ", p, z) and not s.g("s_up", p, z):
+            sources.append((z, s.g("s_kind", p, z), s.g("s_eff", p, z), s.g("s_cost", p, z)))
+    for z in range(s.r.monster_zones):
+        mkind = s.g("m_kind", p, z)
+        if s.g("m_occ", p, z) and mkind in (MonsterEffect.IGNITION, MonsterEffect.QUICK):
+            sources.append((z, int(MONSTER_KIND[MonsterEffect(mkind)]), s.g("m_eff", p, z), 0))
+    for zone, kind, eff, cost in sources:
+        for t in _targets(s, eff):
+            yield {"zone": zone, "kind": kind, "eff": eff, "cost": cost, **t}

@@ -102,6 +102,8 @@ class Ygopro:
         self.turn_player = 0
         self.winner: int | None = None
         self.log: list[oc.Message] = []
+        self.clock: Any = None  # the rules' state of a log's play (which timing the log is at), or None
+        self.clock_ts: Any = None
         self.events = 0  # messages that changed the game so far (a draw, a move, a chain link, a phase, ...)
         self.last_pass: dict[
             int, tuple[int, int, str | None, int]
@@ -132,6 +134,15 @@ class Ygopro:
         decks = self.decks
         if decks is None:
             decks = [catalogue.stacked_deck(log, p, r) for p in (0, 1)]
+            for p, deck in enumerate(decks):
+                for card in deck:
+                    try:
+                        catalogue.code_of(card, "deck")
+                    except InputError:
+                        raise Unsupported(
+                            f"the log's player {p} plays {_card_words(card)}, a card the adapter deals no script for "
+                            "(docs/engines.md: the cards dealt)"
+                        ) from None
         for p, deck in enumerate(decks):
             if len(deck) != r.deck_size:
                 raise InputError(f"decks[{p}]: {len(deck)} cards, the rules' deck_size is {r.deck_size}")
@@ -150,6 +161,13 @@ class Ygopro:
         self.pending = None
         self.log = []
         self.events, self.last_pass, self.repeated_windows = 0, {}, 0
+        self.clock = None
+        if self.decks is None:  # a log's play, one step of the rules an action: the rules' timing kept beside
+            from duelcheck.adapters.model import NoHistory
+            from duelcheck.model.system import TransitionSystem
+
+            self.clock_ts = TransitionSystem(r, NoHistory())
+            self.clock = self.clock_ts.init()
         self.step, self.chain, self.ending, self.windows = None, 0, False, []
         lib.start(options | (master_rule << 16))
         self._run()
@@ -325,7 +343,14 @@ class Ygopro:
 
     # -- taking an action ------------------------------------------------------------------------------
     def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
-        """Take one action: the state after it (what the core shows), or why the core refuses it."""
+        """Take one action: the state after it (what the core shows), or why the core refuses it. A log's
+        action (a board's play: one step of the rules each) is taken by `_apply_step`; difftest's (one
+        decision each, dealt decks) here."""
+        if self.clock is not None:
+            return self._apply_step(action)
+        return self._apply_decision(action)
+
+    def _apply_decision(self, action: dict[str, Any]) -> dict[str, Any] | str:
         msg = self.pending
         if msg is None:
             return "the duel is over" if self.winner is not None else "the core is not asking for an action"
@@ -342,6 +367,110 @@ class Ygopro:
         self.lib.respond_int(choice)
         self._run_attack(action)
         return self.observe()
+
+    # -- a log's play, one step of the rules an action ------------------------------------------------------
+    def _apply_step(self, action: dict[str, Any]) -> dict[str, Any] | str:
+        """One step of a log's play. The core asks only at its decisions and runs through the timings where
+        nobody can act, and the rules' steps include every pass: the rules' state of the play (the clock)
+        says which timing the log is at. An action is sent to the core when the core asks that player at
+        that timing; a pass, a draw, a discard or a resolution at a timing the core runs through by itself is
+        taken there with nothing shown ({}: no field compared); the core's state is shown whenever the log
+        reaches the core's decision. Any other action at a timing the core does not ask is refused."""
+        from pydantic import TypeAdapter
+
+        from duelcheck.log import Action, moves
+
+        name = action.get("action")
+        pre = self.clock
+        post = pre
+        for mv in moves(TypeAdapter(Action).validate_python(action)):
+            got = self.clock_ts.apply(post, mv.name, mv.params)
+            post = got.state if got.ok and got.state is not None else None
+            if post is None:
+                break
+        msg = self.pending
+        asking = msg is not None and self._asks_at(pre)
+        passing = name in ("pass", "end_step", "normal_draw", "discard", "resolve")
+        if not passing:
+            if msg is None:
+                return "the duel is over" if self.winner is not None else "the core is not asking for an action"
+            if not asking:
+                return self._not_asking(pre)
+            got_e = self._apply_decision(action)
+            if not isinstance(got_e, str) and post is not None:
+                self.clock = post
+            return got_e
+        if post is None:  # the rules refuse this pass (say, a pass while the chain resolves)
+            return "the core does not take this action here" if asking else self._not_asking(pre)
+        forward = self._pass_answer(msg, pre, post, action) if msg is not None else None
+        self.clock = post
+        if forward is not None:
+            if self.pending is not None and self.pending.code == oc.MSG_SELECT_CHAIN and forward == -1:
+                self.last_pass[self.pending.fields["player"]] = (self.turn, self.phase, self.step, self.events)
+            if msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+                self.ending = True
+            self.lib.respond_int(forward)
+            self._run()
+        if self.pending is None or self._asks_at(self.clock):
+            return self.observe()
+        return {}
+
+    def _pass_answer(self, msg: oc.Message, pre: Any, post: Any, action: dict[str, Any]) -> int | None:
+        """The core's answer a pass of the log's stands for, or None when the core is not asking here (or the
+        pass is the turn player's first, which the core takes with the end of the phase)."""
+        from duelcheck.log import NEXT
+
+        f = msg.fields
+        name = action.get("action")
+        if msg.code == oc.MSG_SELECT_CHAIN:
+            return -1 if name == "pass" and self._asks_at(pre) else None
+        if msg.code not in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+            return None
+        # the end of a Main Phase or of the Battle Step: the phase ends in the rules' play (both passed)
+        from duelcheck.log import PHASE_NAME
+        from duelcheck.model.cards import Phase
+
+        if pre.g("turn") != max(self.turn, 1) or PHASE_NAME[Phase(pre.g("phase"))] != self._phase_word():
+            return None  # the log is at an earlier timing, which the core ran through
+        if post.g("turn") == pre.g("turn") and post.g("phase") == pre.g("phase"):
+            return None  # the turn player's first pass, or a pass that ends nothing yet
+        if msg.code == oc.MSG_SELECT_BATTLECMD:
+            return 2 if f["to_m2"] else (3 if f["to_ep"] else None)
+        then = action.get("then")
+        choice = NEXT.get(then) if isinstance(then, str) else None
+        from duelcheck.model.cards import TO_BATTLE
+
+        if choice == TO_BATTLE and f["to_bp"]:
+            return 6
+        return 7 if f["to_ep"] else None
+
+    def _asks_at(self, state: Any) -> bool:
+        """Whether the core's present decision is at the rules' timing `state`: the same turn, phase or step,
+        and player asked (a Main Phase or Battle Step command only in the turn player's open game state)."""
+        from duelcheck.log import PHASE_NAME
+        from duelcheck.model.cards import Phase
+
+        msg = self.pending
+        if msg is None or state is None:
+            return False
+        phase = PHASE_NAME[Phase(state.g("phase"))]
+        seen = self._phase_word()
+        if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != state.g("prio"):
+            return False
+        if seen is not None and seen != phase:
+            return False
+        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+            return not (state.g("passed") or state.g("chain_len") or state.g("resolving"))
+        return True
+
+    def _not_asking(self, state: Any) -> str:
+        from duelcheck.log import PHASE_NAME
+        from duelcheck.model.cards import Phase
+
+        msg = self.pending
+        asked = f"player {msg.fields.get('player')} in {self._phase_word() or 'the Damage Step'}" if msg else "nobody"
+        where = f"player {state.g('prio')} in {PHASE_NAME[Phase(state.g('phase'))]} of turn {state.g('turn')}"
+        return f"the core does not ask {where} (it asks {asked})"
 
     def _choice(self, msg: oc.Message, action: dict[str, Any]) -> int | str:
         f = msg.fields
@@ -503,6 +632,10 @@ def _spec(code: int, always_cost: bool = False) -> dict[str, Any]:
     if not always_cost and card.get("cost") == "none":
         card.pop("cost")
     return card
+
+
+def _card_words(card: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in card.items())
 
 
 def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,98 @@
+"""ygopro-core under duelcheck: the adapter and difftest against a library built from the public source.
+
+These tests run when DUELCHECK_OCGCORE names a built library (docs/engines.md says how to build one) and
+are skipped otherwise. What needs no engine is tested in tests/test_difftest.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from duelcheck.adapters import cards
+from duelcheck.difftest import EngineProcess, difftest
+from duelcheck.rules import Rules
+
+LIBRARY = os.environ.get("DUELCHECK_OCGCORE", "")
+pytestmark = pytest.mark.skipif(
+    not (LIBRARY and Path(LIBRARY).is_file()),
+    reason="DUELCHECK_OCGCORE names no built ygopro-core library (docs/engines.md: how to build one)",
+)
+
+MONSTER = {"atk": 1000, "def": 1000}
+
+
+def _engine(rules: Rules | None = None) -> object:
+    from duelcheck.adapters.ygopro import Ygopro
+
+    return Ygopro(rules or Rules(), LIBRARY, 0)
+
+
+def test_the_first_turn_offers_the_opening_hand_and_no_battle_phase() -> None:
+    engine = _engine()
+    strong = {"atk": 3000, "def": 2500}
+    engine.deal([[strong, *([MONSTER] * 39)], [MONSTER] * 40])  # type: ignore[attr-defined]
+    engine.reset({})  # type: ignore[attr-defined]
+    offers = engine.offers()  # type: ignore[attr-defined]
+    assert {"action": "normal_summon", **strong} in offers and {"action": "set_monster", **MONSTER} in offers
+    assert {"action": "end_step", "then": "battle_phase"} not in offers  # 6.3.4: not on turn 1
+    seen = engine.apply({"action": "normal_summon", **strong})  # type: ignore[attr-defined]
+    assert isinstance(seen, dict) and seen["players"][0]["monsters"][0]["atk"] == 3000
+    assert seen["players"][0]["hand"] == 4 and seen["phase"] == "main1"
+    again = engine.apply({"action": "normal_summon", **MONSTER})  # type: ignore[attr-defined]
+    assert isinstance(again, str)  # 6.3.5: one Normal Summon a turn
+
+
+def test_normal_monsters_agree_with_the_rules_over_seeded_plays() -> None:
+    rules = Rules()
+    report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 30, 6, 7, cards.random_deck)  # type: ignore[arg-type, return-value]
+    assert report.findings == [], report.text()
+    assert report.decisions > 300
+
+
+def test_a_cost_equal_to_the_lp_is_paid_by_the_engine_and_refused_by_the_rules() -> None:
+    """docs/engine-findings.md, F2: the engine lets a player with 1000 LP pay a 1000 LP cost."""
+    rules = Rules(starting_lp=1000)
+    report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 12, 4, 1, cards.mixed_deck)  # type: ignore[arg-type, return-value]
+    lp = [f for f in report.findings if f.kind == "engine-allows" and "1000 LP is more than they have" in f.detail]
+    assert lp, report.text()
+
+
+def test_the_same_command_gives_the_same_report(tmp_path: Path) -> None:
+    def run() -> str:
+        args = ["difftest", "--plays", "15", "--turns", "3", "--seed", "4", "--format", "json", "--quiet"]
+        done = subprocess.run(
+            [sys.executable, "-m", "duelcheck", *args], capture_output=True, text=True, cwd=tmp_path, timeout=600
+        )
+        assert done.returncode in (0, 1), done.stderr
+        return done.stdout
+
+    first = run()
+    assert json.loads(first)["decisions_compared"] > 0
+    assert run() == first
+
+
+def test_a_rule_set_the_core_cannot_express_is_refused(tmp_path: Path) -> None:
+    from duelcheck.adapters.ygopro import Unsupported
+
+    with pytest.raises(Unsupported, match="hand_limit"):
+        _engine(Rules(hand_limit=3))
+    done = subprocess.run(
+        [sys.executable, "-m", "duelcheck", "difftest", "--rules", "goat", "--plays", "1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "damage_step_activations" in done.stderr
+
+
+def test_the_first_turn_draw_of_master_rule_2_is_the_cores_rule_2() -> None:
+    rules = Rules(first_turn_draw=True)
+    report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 10, 3, 2, cards.random_deck)  # type: ignore[arg-type, return-value]
+    assert report.findings == [], report.text()

@@ -81,6 +81,8 @@ class PlayOutcome:
     decisions: int = 0
     steps: int = 0
     offers_compared: int = 0
+    exercised: dict[str, int] = field(default_factory=dict)  # the rules' steps taken, by action (forced ones too)
+    won: bool = False
 
 
 @dataclass
@@ -119,6 +121,8 @@ class DiffReport:
     decisions: int = 0
     steps: int = 0
     offers_compared: int = 0
+    exercised: dict[str, int] = field(default_factory=dict)
+    duels_won: int = 0
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -139,6 +143,8 @@ class DiffReport:
             "decisions_compared": self.decisions,
             "actions_taken": self.steps,
             "offers_compared": self.offers_compared,
+            "rules_steps": dict(sorted(self.exercised.items())),
+            "duels_won": self.duels_won,
             "disagreements": sum(f.count for f in self.findings),
             "findings": [f.to_json() for f in self.findings],
         }
@@ -147,7 +153,9 @@ class DiffReport:
         lines = [
             f"difftest against {self.engine}: {self.plays} plays of up to {self.turns} turns, seed {self.seed}",
             f"{self.decisions} decisions compared, {self.offers_compared} offered actions compared, "
-            f"{self.steps} actions taken",
+            f"{self.steps} actions taken; the rules took "
+            + ", ".join(f"{n} {k}" for k, n in sorted(self.exercised.items()))
+            + f"; {self.duels_won} duels won",
         ]
         if not self.findings:
             lines.append("no disagreement")
@@ -327,6 +335,9 @@ def run_play(
                     )
         if isinstance(got_m, str):  # cannot happen: the choice was offered by the rules
             raise AssertionError(f"the rules refused an action they offered: {choice} ({got_m})")
+    for name, _, _ in model.steps[1:]:
+        out.exercised[name] = out.exercised.get(name, 0) + 1
+    out.won = model.over()
     return out
 
 
@@ -565,6 +576,9 @@ def difftest(
         report.decisions += outcome.decisions
         report.steps += outcome.steps
         report.offers_compared += outcome.offers_compared
+        report.duels_won += int(outcome.won)
+        for k, n in outcome.exercised.items():
+            report.exercised[k] = report.exercised.get(k, 0) + n
         for d in outcome.disagreements:
             g = d.group
             if g not in groups:

@@ -995,8 +995,12 @@ def pay_cost(s: State, n: Builder, p: Val, cost: Val, from_hand: Val) -> None:
         n.add("hand", p, -1)
         n.add("gy", p, 1)
     with n.when(cost == Cost.PAY_LP):
-        n.require(s.g("lp", p) > LP_COST, "seed 000 (costs): the cost cannot be paid: 1000 LP is more than they have")
+        # a cost equal to the LP can be paid (the engines' ruling, found by duelcheck difftest against
+        # ygopro-core: docs/engine-findings.md); the LP then reach 0 and the duel ends at once, mid-chain
+        n.require(s.g("lp", p) >= LP_COST, "seed 000 (costs): the cost cannot be paid: 1000 LP is more than they have")
         n.add("lp", p, -LP_COST)
+        with n.when(k.and_(s.g("lp", p) == LP_COST, s.g("winner") == 0)):
+            n.set("winner", winner_if_loses(s, p))
 
 
 def add_link(n: Builder, p: Val, kind: Val, eff: Val, zone: Val, a: Params, cost: Val) -> None:

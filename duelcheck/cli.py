@@ -808,6 +808,7 @@ def _replay_one(play_file: Path, rules: Any, fmt: str) -> None:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--rules", "rules_file", help="Rules: a TOML file or a preset (default: the official rules).")
 @click.option("--out", "out", type=click.Path(file_okay=False), help="Write the findings' logs and difftest.json here.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Also write an HTML report here.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option(
     "--timeout",
@@ -833,6 +834,7 @@ def difftest_cmd(
     seed: int,
     rules_file: str | None,
     out: str | None,
+    report_file: str | None,
     fmt: str,
     timeout: float,
     workers: int | None,
@@ -841,6 +843,8 @@ def difftest_cmd(
     """Compare the rules with a real engine over seeded plays: the actions each offers at every decision
     (both ways) and the state after every action; each disagreement shrunk, grouped and written as a log.
     Exit 0: no disagreement; 1: disagreements; 2: bad input; 4: the engine failed."""
+    import os
+
     from duelcheck.adapters import cards
     from duelcheck.adapters.jsonlines import EngineError, Unsupported
     from duelcheck.difftest import difftest, open_engine, write_findings
@@ -849,7 +853,14 @@ def difftest_cmd(
     rules = load_rules(rules_file)
     engines, name = open_engine(engine_spec, rules, ocgcore, timeout)
     if out is not None:
-        _check_writable(Path(out), "--out")
+        try:
+            Path(out).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out {out}: cannot make the folder ({exc.strerror or exc})") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise InputError(f"--out {out}: cannot write there")
+    if report_file is not None:
+        _check_writable(Path(report_file), "--report")
     live = not quiet and sys.stderr.isatty()
 
     def progress(done: int, total: int, found: int) -> None:
@@ -865,8 +876,6 @@ def difftest_cmd(
     except EngineError as exc:
         _die(f"duelcheck: the engine failed to start: {exc}", EXIT_INTERNAL)
     try:
-        import os
-
         procs = workers if workers is not None else min(2, os.cpu_count() or 1)
         report = difftest(engines, name, rules, plays, turns, seed, cards.DEALERS[decks], progress, workers=procs)
     finally:
@@ -876,6 +885,14 @@ def difftest_cmd(
             write_findings(report, Path(out))
         except OSError as exc:
             raise InputError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+    if report_file is not None:
+        from duelcheck.counterexamples.itf import write_atomic
+        from duelcheck.htmlreport import difftest_html
+
+        try:
+            write_atomic(Path(report_file), difftest_html(report))
+        except OSError as exc:
+            raise InputError(f"--report {report_file}: cannot write ({exc.strerror or exc})") from None
     click.echo(json.dumps(report.to_json(), indent=2) if fmt == "json" else report.text(), nl=fmt == "json")
     failed = [f for f in report.findings if f.kind == "engine-failure"]
     if failed:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -567,10 +567,12 @@ def difftest(
     report = DiffReport(engine_name, rules, plays, turns, seed)
     groups: dict[tuple[str, str, str], Finding] = {}
     first: dict[tuple[str, str, str], Play] = {}
+    outcomes: Iterable[PlayOutcome]
     if workers > 1 and plays > 1 and engines.spawn is not None:
         outcomes = _parallel(engines.spawn, rules, plays, turns, seed, dealer, workers, progress)
     else:
-        outcomes = (_one_play(engines, rules, i, turns, seed, dealer, ModelEngine(rules)) for i in range(plays))
+        model = ModelEngine(rules)
+        outcomes = (_one_play(engines, rules, i, turns, seed, dealer, model) for i in range(plays))
     for i, outcome in enumerate(outcomes):
         play = outcome.play
         report.decisions += outcome.decisions

@@ -238,3 +238,44 @@ def report_html(
 
 
 __all__ = ["report_html", "result_anchor", "trace_anchor"]
+
+
+def difftest_html(report: Any, title: str = "duelcheck difftest report") -> str:
+    """The HTML page of a difftest run (`report` is a duelcheck.difftest.DiffReport): what was compared, what
+    the rules' side of the plays took, and every finding with its shortest play's last steps."""
+    data = report.to_json()
+    findings = []
+    for i, f in enumerate(report.findings, 1):
+        steps = ""
+        if f.log is not None:
+            tail = [
+                escape(", ".join(f"{k}={_value(v)}" for k, v in a.items() if k not in ("observed", "note")))
+                for a in f.log["actions"][-6:]
+            ]
+            steps = '<ol class="steps">' + "".join(f"<li><code>{t}</code></li>" for t in tail) + "</ol>"
+        length = "" if f.shortest is None else f"shortest play: {len(f.shortest.choices)} choices"
+        findings.append(
+            f'<section id="finding-{i}"><h3>{i}. [{escape(f.clause)}] {escape(f.kind)} '
+            f"<code>{escape(f.subject)}</code></h3><p>{escape(f.detail)}</p>"
+            f'<p class="meta">{f.count} times in {len(set(f.plays))} plays; {escape(length)}; '
+            f"the log's last steps:</p>{steps}</section>"
+        )
+    exercised = ", ".join(f"{n} <code>{escape(k)}</code>" for k, n in data["rules_steps"].items())
+    body = (
+        f"<h1>{escape(title)}</h1>"
+        f'<p class="meta">duelcheck {escape(__version__)} against {escape(report.engine)}: {report.plays} plays '
+        f"of up to {report.turns} turns, seed {report.seed}</p>"
+        '<section id="summary"><h2>Compared</h2>'
+        f"<p>{report.decisions} decisions compared, {report.offers_compared} offered actions compared, "
+        f"{report.steps} actions taken; {data['disagreements']} disagreements in {len(report.findings)} "
+        f"findings; {report.duels_won} duels won.</p><p>The rules' steps in these plays: {exercised}.</p>"
+        "</section>"
+        '<section id="findings"><h2>Findings</h2>'
+        + ("".join(findings) or "<p>No disagreement.</p>")
+        + "</section>"
+        + _rules_section(report.rules)
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{CSS}</style></head><body>{body}</body></html>\n"
+    )

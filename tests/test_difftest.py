@@ -188,9 +188,8 @@ def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_p
         "        super().__init__(Rules(normal_summons_per_turn=2))\n"
     )
     spec = f"exec:{sys.executable} -m duelcheck.adapters.serve engine:Twice"
-    run = _cli(
-        "difftest", "--engine", spec, "--plays", "3", "--turns", "2", "--out", "found", "--format", "json", cwd=tmp_path
-    )
+    args = ("--plays", "3", "--turns", "2", "--out", "found", "--format", "json", "--report", "found/r.html")
+    run = _cli("difftest", "--engine", spec, *args, cwd=tmp_path)
     assert run.returncode == 1, run.stderr
     report = json.loads(run.stdout)
     assert report["findings"][0]["clause"] == "6.3.5" and report["disagreements"] >= 1
@@ -198,6 +197,8 @@ def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_p
     assert logs and json.loads((tmp_path / "found" / "difftest.json").read_text()) == report
     replayed = _cli("replay", str(logs[0]), cwd=tmp_path)
     assert replayed.returncode == 1 and "6.3.5" in replayed.stdout
+    page = (tmp_path / "found" / "r.html").read_text()
+    assert "engine-allows" in page and "<code>normal_summon</code>" in page and "<script" not in page
 
 
 @pytest.mark.parametrize(

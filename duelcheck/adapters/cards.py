@@ -195,7 +195,7 @@ def random_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
 
 def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
     """A deck of two thirds Normal Monsters and one third Spells and Traps of the kinds, effects and costs dealt."""
-    out = []
+    out: list[dict[str, Any]] = []
     for _ in range(size):
         if rng.random() < 2 / 3:
             out.append({"atk": rng.choice(STAT_VALUES) * POINTS, "def": rng.choice(STAT_VALUES) * POINTS})
@@ -236,7 +236,7 @@ def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[
     doc = parse(log, "<log>")
     ts = TransitionSystem(rules)
     state = ts.init()
-    out = []
+    out: list[tuple[int, dict[str, Any]]] = []
     for entry in doc.actions:
         drawn = rules.deck_size - state.g("deck", player)
         actor = state.g("prio")

@@ -604,11 +604,17 @@ def _targets(s: State, eff: int) -> Iterator[dict[str, int]]:
 
 
 def _activations(s: State) -> Iterator[dict[str, int]]:
+    return activations(s, from_hand=True)
+
+
+def activations(s: State, from_hand: bool) -> Iterator[dict[str, int]]:
+    """The activation candidates of the player to act: every Spell of the catalogue from the hand (when
+    `from_hand`), each Set Spell or Trap, and each face-up monster's Ignition or Quick effect."""
     p = s.g("prio")
     sources: list[tuple[int, int, int, int]] = []
     if s.g("resolving") or s.g("winner"):
         return  # a shortcut: nothing is activated now
-    if s.g("hand", p) > 0:
+    if from_hand and s.g("hand", p) > 0:
         sources += [(HAND, int(kind), int(eff), int(cost)) for kind in SPELLS for eff in Effect for cost in Cost]
     for z in range(s.r.spell_trap_zones):
         if s.g("s_occ", p, z) and not s.g("s_up", p, z):

@@ -156,13 +156,17 @@ class TransitionSystem:
                 if out.ok and out.state is not None:
                     yield Step(act.name, dict(params), out.state)
 
-    def enabled(self, s: State) -> Iterator[tuple[str, dict[str, int]]]:
+    def enabled(
+        self, s: State, skip: tuple[str, ...] = (), candidates: dict[str, Any] | None = None
+    ) -> Iterator[tuple[str, dict[str, int]]]:
         """Every enabled action instance, in the order of `successors`, without its successor state (the
-        guard alone is run: a random player that picks one instance needs only the chosen one's state)."""
+        guard alone is run: a random player that picks one instance needs only the chosen one's state).
+        `skip`: actions not tried; `candidates`: other candidates for some actions (a function of the state)."""
         for act in self.actions:
-            if self.refused_whatever_params(s, act):
+            if act.name in skip or self.refused_whatever_params(s, act):
                 continue
-            for params in act.candidates(s):
+            tried = (candidates or {}).get(act.name, act.candidates)
+            for params in tried(s):
                 if act.parts is not None:
                     if self.apply(s, act.name, params).ok:
                         yield act.name, dict(params)

@@ -124,26 +124,10 @@ class ModelEngine:
     def _enabled_not_from_hand(self, s: State) -> Any:
         """The enabled action instances that play no card from the hand and are not passes (a pass, a draw and
         the hand-limit discard are taken by the rules, not chosen), in the interpreter's order; the candidates
-        that would play a card from the hand are skipped before their guards run (cards are tried one by one)."""
-        from duelcheck.model.rules import Params as RuleParams
-        from duelcheck.model.state import Rejected, action_body
+        that would play a card from the hand are not tried (cards are tried one by one, as held)."""
+        from duelcheck.model.rules import activations
 
-        ts = self.ts
-        for act in ts.actions:
-            if act.name in SKIPPED or ts.refused_whatever_params(s, act):
-                continue
-            candidates = _activations_not_from_hand(s) if act.name == "activate" else act.candidates(s)
-            for params in candidates:
-                if act.parts is not None:
-                    if ts.apply(s, act.name, params).ok:
-                        yield act.name, dict(params)
-                    continue
-                try:
-                    with action_body(act.name):
-                        act.body(s, RuleParams(params), s.edit())
-                except Rejected:
-                    continue
-                yield act.name, dict(params)
+        return self.ts.enabled(s, SKIPPED, {"activate": lambda st: activations(st, from_hand=False)})
 
     def _legal(self, entry: dict[str, Any]) -> bool:
         state = self.state
@@ -301,26 +285,3 @@ def _card_played(name: str, params: dict[str, int]) -> dict[str, Any] | None:
             "cost": COST_NAME[Cost(params["cost"])],
         }
     return None
-
-
-def _activations_not_from_hand(s: State) -> Any:
-    """The activation candidates of model/rules.py (`_activations`) without those from the hand: the Set
-    Spells and Traps and the face-up monsters' effects of the player to act (the hand's cards are tried one
-    by one, as held)."""
-    from duelcheck.model.cards import MONSTER_KIND, MonsterEffect
-    from duelcheck.model.rules import _targets
-
-    p = s.g("prio")
-    if s.g("resolving") or s.g("winner"):
-        return
-    sources: list[tuple[int, int, int, int]] = []
-    for z in range(s.r.spell_trap_zones):
-        if s.g("s_occ", p, z) and not s.g("s_up", p, z):
-            sources.append((z, s.g("s_kind", p, z), s.g("s_eff", p, z), s.g("s_cost", p, z)))
-    for z in range(s.r.monster_zones):
-        mkind = s.g("m_kind", p, z)
-        if s.g("m_occ", p, z) and mkind in (MonsterEffect.IGNITION, MonsterEffect.QUICK):
-            sources.append((z, int(MONSTER_KIND[MonsterEffect(mkind)]), s.g("m_eff", p, z), 0))
-    for zone, kind, eff, cost in sources:
-        for t in _targets(s, eff):
-            yield {"zone": zone, "kind": kind, "eff": eff, "cost": cost, **t}

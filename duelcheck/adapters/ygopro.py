@@ -14,8 +14,12 @@ hand-limit discard (6.3.6) takes the cards drawn last, and a window in which the
 nothing is passed. A phase or step the core runs through without asking anyone is one the model passes
 with both players passing; the two meet again at the next decision.
 
+A log's play (a board's: one step of the rules each action) is played against the rules' own timing of
+the log (`_apply_step`); difftest's plays, one decision each, directly.
+
 Card data and scripts come from duelcheck/adapters/cards.py: Normal Monsters of any ATK/DEF (Level 4,
-so that no Tribute is needed: the model has no Tribute Summon).
+so that no Tribute is needed: the model has no Tribute Summon) and the Spells and Traps whose scripts are
+written there.
 """
 
 from __future__ import annotations
@@ -397,9 +401,11 @@ class Ygopro:
             if not asking:
                 return self._not_asking(pre)
             got_e = self._apply_decision(action)
-            if not isinstance(got_e, str) and post is not None:
+            if isinstance(got_e, str):
+                return got_e
+            if post is not None:
                 self.clock = post
-            return got_e
+            return self._shown()
         if post is None:  # the rules refuse this pass (say, a pass while the chain resolves)
             return "the core does not take this action here" if asking else self._not_asking(pre)
         forward = self._pass_answer(msg, pre, post, action) if msg is not None else None
@@ -411,7 +417,13 @@ class Ygopro:
                 self.ending = True
             self.lib.respond_int(forward)
             self._run()
-        if self.pending is None or self._asks_at(self.clock):
+        return self._shown()
+
+    def _shown(self) -> dict[str, Any]:
+        """What the core shows at the log's timing: its state when it asks at that timing or when both duels
+        are over; else nothing (the core has run on past the timing the log is at: {} compares no field)."""
+        over = self.pending is None and self.winner is not None
+        if (over and self.clock is not None and self.clock.g("winner")) or self._asks_at(self.clock):
             return self.observe()
         return {}
 
@@ -453,14 +465,18 @@ class Ygopro:
         msg = self.pending
         if msg is None or state is None:
             return False
+        from duelcheck.model.rules import must_draw
+
+        if state.g("phase") == Phase.DRAW and must_draw(state) and not state.g("drew"):
+            return False  # the core asks in the Draw Phase only after the draw (6.3.1)
         phase = PHASE_NAME[Phase(state.g("phase"))]
         seen = self._phase_word()
         if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != state.g("prio"):
             return False
         if seen is not None and seen != phase:
             return False
-        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
-            return not (state.g("passed") or state.g("chain_len") or state.g("resolving"))
+        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):  # the turn player's open game state
+            return not (state.g("passed") or state.g("chain_len") or state.g("resolving") or state.g("attacking"))
         return True
 
     def _not_asking(self, state: Any) -> str:

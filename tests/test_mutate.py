@@ -988,7 +988,7 @@ def _from_hand(kind: Kind, eff: Effect, cost: Cost = Cost.NONE) -> tuple[str, di
 
 
 def test_a_monster_effect_used_twice_in_a_turn_is_caught_from_history() -> None:
-    """`m_used` never written (write:activate:10): a monster's Ignition effect is activated a second time in the
+    """`m_used` never written (write:activate:11): a monster's Ignition effect is activated a second time in the
     turn. `activation-timing[monster-effect-once-per-turn]` counts the activations itself (history `h_used`)."""
     ignition = {"atk": 10, "defv": 10, "mkind": int(MonsterEffect.IGNITION), "eff": int(Effect.DRAW)}
     use = ("activate", {"zone": 0, "kind": int(Kind.IGNITION), "eff": int(Effect.DRAW), **NO_TARGET, "cost": 0})
@@ -998,14 +998,14 @@ def test_a_monster_effect_used_twice_in_a_turn_is_caught_from_history() -> None:
     for move, given in play[:-1]:
         state = ts.apply(state, move, given).state
     assert not ts.apply(state, *play[-1]).ok  # the rules refuse the second use
-    r = _caught("write:activate:10", "activation-timing", play)
+    r = _caught("write:activate:11", "activation-timing", play)
     assert r is not None and r.label == "activation-timing[monster-effect-once-per-turn]", r
     assert r.trace.steps[-1].action == "activate"
 
 
 def test_an_activation_that_keeps_priority_is_caught_by_responses_after_each_link() -> None:
-    """Priority not handed over by a new link (write:activate:13): the opponent never gets to respond first."""
-    r = _caught("write:activate:13", "responses-after-each-link", [MAIN1, _from_hand(Kind.NORMAL_SPELL, Effect.DRAW)])
+    """Priority not handed over by a new link (write:activate:14): the opponent never gets to respond first."""
+    r = _caught("write:activate:14", "responses-after-each-link", [MAIN1, _from_hand(Kind.NORMAL_SPELL, Effect.DRAW)])
     assert r is not None and r.trace.steps[-1].action == "activate", r
 
 
@@ -1041,8 +1041,8 @@ def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
 
 def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
     """A Continuous Spell activated from the hand with a discard cost, the card's cost not written
-    (write:activate:7): the card on the field and its link disagree; `well-formed` reads both."""
-    r = _caught("write:activate:7", "well-formed", [MAIN1, _from_hand(Kind.CONT_SPELL, Effect.NONE, Cost.DISCARD)])
+    (write:activate:8): the card on the field and its link disagree; `well-formed` reads both."""
+    r = _caught("write:activate:8", "well-formed", [MAIN1, _from_hand(Kind.CONT_SPELL, Effect.NONE, Cost.DISCARD)])
     assert r is not None and r.trace.steps[-1].action == "activate", r
 
 

@@ -106,7 +106,7 @@ class Finding:
             "clause": self.clause,
             "detail": self.detail,
             "count": self.count,
-            "plays": self.plays[:20],
+            "plays": sorted(set(self.plays))[:20],  # the first plays that show it (by index)
             "shortest_play_choices": len(self.shortest.choices) if self.shortest else None,
         }
 
@@ -328,8 +328,9 @@ def run_play(
                             "activate",
                             "6.3",
                             f"the engine gives player {w['player']} a chance to activate ({what}) in the turn "
-                            f"player's {w['phase']} with no chain and no end of the phase declared; the rules give "
-                            "the opponent priority only when the turn player passes (6.3); passed",
+                            f"player's {w['phase']} with no chain, no attack declared and no end of the phase "
+                            "declared; the rules give the opponent priority only when the turn player passes "
+                            "(6.3); passed",
                             decision,
                         )
                     )
@@ -352,8 +353,8 @@ def _engine_stopped_earlier(
     if None in where or where == (now.g("turn"), describe_phase(now), now.g("prio")):
         return []
     for _, _, state in model.steps[since:]:  # the first such timing: where the engine stopped and the rules did not
-        if (state.g("turn"), describe_phase(state), state.g("prio")) != where:
-            continue
+        if (state.g("turn"), describe_phase(state), state.g("prio")) != where or state.g("resolving"):
+            continue  # (an engine asks nobody while a chain resolves)
         saved = model.state
         model.state = state
         try:

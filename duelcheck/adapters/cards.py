@@ -97,6 +97,16 @@ def card_of(code: int) -> dict[str, Any]:
     raise KeyError(code)
 
 
+def effect_of(code: int) -> str | None:
+    """The effect of a Spell or Trap of ours by its code (None for anything else)."""
+    try:
+        card = card_of(code)
+    except (KeyError, ValueError):
+        return None
+    effect = card.get("effect")
+    return str(effect) if effect is not None else None
+
+
 def stats(code: int) -> dict[str, int]:
     card = card_of(code)
     return {"atk": card["atk"], "def": card["def"]}

@@ -116,6 +116,8 @@ class Ygopro:
         self.step: str | None = None  # "battle_step" or "damage" within the Battle Phase (never announced)
         self.chain = 0  # links on the chain (MSG_CHAINING, MSG_CHAIN_END)
         self.ending = False  # the turn player asked to end the phase (to the Battle or End Phase)
+        self.attack_open = False  # an attack is being declared (MSG_ATTACK until the Damage Step or its negation)
+        self.links: dict[int, int] = {}  # the chain's links: link number -> the code of the card activated
         self.windows: list[dict[str, Any]] = []  # the Main Phase windows passed here, since the last observation
 
     # -- setting up ------------------------------------------------------------------------------------
@@ -172,7 +174,8 @@ class Ygopro:
 
             self.clock_ts = TransitionSystem(r, NoHistory())
             self.clock = self.clock_ts.init()
-        self.step, self.chain, self.ending, self.windows = None, 0, False, []
+        self.step, self.chain, self.ending, self.windows, self.attack_open = None, 0, False, [], False
+        self.links = {}
         lib.start(options | (master_rule << 16))
         self._run()
 
@@ -213,17 +216,31 @@ class Ygopro:
             self.phase = f["phase"]
             self.step = None
             self.ending = False
+            self.attack_open = False
         elif msg.code == oc.MSG_SELECT_BATTLECMD:
             self.step = "battle_step"
+            self.attack_open = False
+        elif msg.code == oc.MSG_ATTACK:
+            self.attack_open = True  # the attack declaration's windows (6.3.4.2) are the rules' too
+        elif msg.code in (oc.MSG_ATTACK_DISABLED, oc.MSG_DAMAGE_STEP_START):
+            self.attack_open = False
         elif msg.code == oc.MSG_DAMAGE_STEP_START:
             self.step = "damage"
         elif msg.code == oc.MSG_DAMAGE_STEP_END:
             self.step = "battle_step"
         elif msg.code == oc.MSG_CHAINING:
+            self.links[f["link"]] = f["code"]
             self.chain += 1
             self.ending = False  # a chain in answer to the end of the phase: the phase goes on (6.3)
+        elif msg.code in (oc.MSG_CHAIN_NEGATED, 76):  # MSG_CHAIN_DISABLED: the link does nothing
+            self.links.pop(f["link"], None)
+        elif msg.code == oc.MSG_CHAIN_SOLVED:
+            code = self.links.pop(f["link"], 0)
+            if catalogue.effect_of(code) == "negate_attack":
+                self.attack_open = False  # the attack is negated: it is over (the core says so only later)
         elif msg.code == oc.MSG_CHAIN_END:
             self.chain = 0
+            self.links = {}
         elif msg.code == oc.MSG_HINT and f["type"] == 1 and f["data"] == 25:
             self.step = "battle_end"  # the core's check at the end of the Battle Phase: its End Step (6.3.4.4)
         elif msg.code == oc.MSG_WIN:
@@ -244,18 +261,19 @@ class Ygopro:
             if not f["chains"]:  # nothing to activate: the player passes
                 lib.respond_int(-1)
                 return True
-            if (
-                self.phase in (oc.PHASE_MAIN1, oc.PHASE_MAIN2)
-                and self.chain == 0
-                and not self.ending
-                and not any(c["forced"] for c in f["chains"])
-            ):
-                # a window the core opens in the turn player's Main Phase with no chain and no end of the
-                # phase asked (after a summon or a Set, or after a chain resolved): the rules give the
-                # opponent priority only when the turn player passes, and two passes end the phase (6.3).
-                # Passed here, and told in the next observation, so that difftest reports it once a play.
+            open_state = self.phase in (oc.PHASE_MAIN1, oc.PHASE_MAIN2) or (
+                self.step == "battle_step" and not self.attack_open
+            )
+            if open_state and self.chain == 0 and not self.ending and not any(c["forced"] for c in f["chains"]):
+                # a window the core opens in the turn player's Main Phase or Battle Step with no chain, no
+                # attack being declared and no end of the phase asked (after a summon or a Set, or after a
+                # chain resolved): the rules give the opponent priority there only when the turn player
+                # passes, and two passes end the phase (6.3). Passed here, and told in the next observation,
+                # so that difftest reports it.
                 offers = [self._activation(c) for c in f["chains"]]
-                self.windows.append({"player": f["player"], "phase": PHASE_WORD[self.phase], "offers": offers})
+                self.windows.append(
+                    {"player": f["player"], "phase": self._phase_word() or PHASE_WORD[self.phase], "offers": offers}
+                )
                 lib.respond_int(-1)
                 return True
             if self.last_pass.get(f["player"]) == (self.turn, self.phase, self.step, self.events) and not any(

@@ -106,6 +106,7 @@ class Finding:
             "clause": self.clause,
             "detail": self.detail,
             "count": self.count,
+            "in_plays": len(set(self.plays)),
             "plays": sorted(set(self.plays))[:20],  # the first plays that show it (by index)
             "shortest_play_choices": len(self.shortest.choices) if self.shortest else None,
         }
@@ -259,6 +260,8 @@ def run_play(
         out.offers_compared += len(set(mo) | set(eo))
         found: list[Disagreement] = []
         timing = _engine_stopped_earlier(model, engine_view, eo, since) if engine_view is not None else []
+        if not timing and engine_view is not None:
+            timing = _engine_ran_on(model, engine_view, mo)
         found += [Disagreement(*t, decision, a) for t, a in timing]
         if engine_view is not None:
             for path, want, got in _differences(_compared(model.observe()), _compared(engine_view)):
@@ -369,6 +372,30 @@ def _engine_stopped_earlier(
         finally:
             model.state = saved
     return []
+
+
+def _engine_ran_on(
+    model: ModelEngine, view: dict[str, Any], offers: dict[str, dict[str, Any]]
+) -> list[tuple[tuple[str, str, str, str], dict[str, Any]]]:
+    """When the rules stop at a decision the engine ran through (the engine asks next at a later timing):
+    each action the rules offer there (passing aside), as `engine-forbids` with the timing the engine went on
+    to."""
+    from duelcheck.log import PHASES
+
+    now = model.state
+    turn, phase = view.get("turn"), view.get("phase")
+    if turn is None or phase not in PHASES or view.get("winner", "none") != "none":
+        return []
+    if (now.g("turn"), now.g("phase")) >= (turn, int(PHASES[phase])):
+        return []
+    here = f"{describe_phase(now)} of turn {now.g('turn')}"
+    out = []
+    for a in offers.values():
+        if a["action"] in ("pass", "end_step"):
+            continue
+        why = f"the rules allow {_words(a)} at {here}; the engine ran on to {phase} of turn {turn} without asking"
+        out.append((("engine-forbids", a["action"], _clause(model, a), why), a))
+    return out
 
 
 def describe_phase(state: Any) -> str:

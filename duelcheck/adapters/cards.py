@@ -128,6 +128,7 @@ CONSTANTS = """
 LOCATION_HAND=0x02 LOCATION_MZONE=0x04
 REASON_EFFECT=0x40 REASON_COST=0x80 REASON_DISCARD=0x4000
 EFFECT_TYPE_ACTIVATE=0x10
+EFFECT_FLAG_DAMAGE_STEP=0x4000 EFFECT_FLAG_DAMAGE_CAL=0x8000
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130
 CATEGORY_DESTROY=0x1 CATEGORY_DRAW=0x10000 CATEGORY_NEGATE=0x10000000
 """
@@ -180,12 +181,16 @@ def script(name: str) -> bytes | None:
         return None
     effect = Effect[card["effect"].upper()]
     event, check, operation = _EFFECT_LUA[effect]
+    # 6.3.4.3: Counter Traps and negating effects may be activated in the Damage Step (the core asks for the
+    # flags; a card without them is not offered there)
+    damage_step = card["kind"] == "counter_trap" or effect == Effect.NEGATE
+    flags = "\n  e:SetProperty(EFFECT_FLAG_DAMAGE_STEP+EFFECT_FLAG_DAMAGE_CAL)" if damage_step else ""
     text = f"""
 local s=self_table
 function s.initial_effect(c)
   local e=Effect.CreateEffect(c)
   e:SetType(EFFECT_TYPE_ACTIVATE)
-  e:SetCode({event})
+  e:SetCode({event}){flags}
   e:SetTarget(function(e,tp,eg,ep,ev,re,r,rp,chk)
     if chk==0 then {check} end
   end)

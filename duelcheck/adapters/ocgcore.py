@@ -366,10 +366,6 @@ class Library:
 # -- the message stream ----------------------------------------------------------------------------
 
 
-def _u8(b: bytes, at: int) -> int:
-    return b[at]
-
-
 def split_messages(data: bytes) -> Iterator[Message]:
     """The messages of one buffer, each read by its layout (the core writes no lengths)."""
     at = 0
@@ -400,21 +396,6 @@ def _fixed(size: int, names: str = "") -> Reader:
         return size, out
 
     return read
-
-
-def _counted(head: int, count_at: int, item: int, count_fmt: str = "B") -> Reader:
-    """A message of `head` bytes whose count (at `count_at` within them) says how many items of `item` follow."""
-
-    def read(b: bytes, at: int) -> tuple[int, dict[str, Any]]:
-        (n,) = struct.unpack_from("<" + count_fmt, b, at + count_at)
-        return head + n * item, {"count": n}
-
-    return read
-
-
-def _cards_list(b: bytes, at: int, item: int) -> tuple[int, list[bytes]]:
-    n = b[at]
-    return 1 + n * item, [b[at + 1 + i * item : at + 1 + (i + 1) * item] for i in range(n)]
 
 
 def _idle(b: bytes, at: int) -> tuple[int, dict[str, Any]]:

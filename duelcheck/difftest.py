@@ -453,6 +453,9 @@ def shrink(
     return Play(play.seed, play.decks, choices, play.turns)
 
 
+Spawn = tuple[list[str], dict[str, Any], float | None, str | None]  # argv, rules, timeout, cwd of an engine
+
+
 class EngineProcess:
     """One engine for a whole run (started once, restarted after it fails): `get()` is the engine to use.
     `spawn`: how another process starts the same engine (the argv and settings of an engine process), for
@@ -485,9 +488,10 @@ def open_engine(
     import shlex
     import sys
 
-    from duelcheck.adapters.jsonlines import ExecAdapter
+    from duelcheck.adapters.jsonlines import ExecAdapter, builtin_cwd
     from duelcheck.errors import InputError
 
+    cwd: str | None = builtin_cwd()  # duelcheck's own engines; a user's `exec:` runs where they are
     if spec == "ygopro":
         from duelcheck.adapters.ocgcore import library_path
 
@@ -499,12 +503,13 @@ def open_engine(
     elif spec.startswith("exec:"):
         argv = shlex.split(spec.removeprefix("exec:"))
         name = spec
+        cwd = None
     else:
         raise InputError(f"--engine {spec!r}: expected ygopro, model or exec:COMMAND ARGS")
     if not argv:
         raise InputError("--engine exec: no command given")
     mapping = rules.changed()
-    holder = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout), (argv, mapping, timeout))
+    holder = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout, cwd), (argv, mapping, timeout, cwd))
     return holder, name
 
 
@@ -533,11 +538,11 @@ def _one_play(
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_start(spawn: tuple[list[str], dict[str, Any], float | None], rules: Rules, dealer: Any) -> None:
+def _worker_start(spawn: Spawn, rules: Rules, dealer: Any) -> None:
     from duelcheck.adapters.jsonlines import ExecAdapter
 
-    argv, mapping, timeout = spawn
-    _WORKER["engines"] = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout))
+    argv, mapping, timeout, cwd = spawn
+    _WORKER["engines"] = EngineProcess(lambda: ExecAdapter(mapping, argv, timeout, cwd))
     _WORKER["model"] = ModelEngine(rules)
     _WORKER["rules"] = rules
     _WORKER["dealer"] = dealer
@@ -550,7 +555,7 @@ def _worker_play(job: tuple[int, int, int]) -> PlayOutcome:
 
 
 def _parallel(
-    spawn: tuple[list[str], dict[str, Any], float | None],
+    spawn: Spawn,
     rules: Rules,
     plays: int,
     turns: int,

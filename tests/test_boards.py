@@ -527,3 +527,14 @@ def test_a_twin_beyond_the_seeded_search_from_the_start_is_found_by_the_wide_sea
     g = goals[0]
     assert g.status == "found" and not g.minimal and "wide seeded search" in g.note, g.note
     certify(ts, g)
+
+
+def test_the_generated_module_runs_against_an_engine_in_another_process(draw_boards: Path) -> None:
+    """`DUELCHECK_ADAPTER='exec:...'`: the boards replayed against the reference adapter behind the JSON-lines
+    protocol, in a child process (the module stays self-contained: it speaks the protocol itself)."""
+    spec = f"exec:{sys.executable} -m duelcheck.adapters.serve reference"
+    run = _pytest(draw_boards, spec)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "3 passed" in run.stdout
+    broken = _pytest(draw_boards, f"exec:{sys.executable} -c 'import sys; sys.exit(3)'")
+    assert broken.returncode != 0 and "the engine ended" in broken.stdout

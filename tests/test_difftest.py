@@ -19,7 +19,7 @@ import pytest
 
 import duelcheck
 from duelcheck.adapters import cards
-from duelcheck.adapters.jsonlines import EngineError, ExecAdapter
+from duelcheck.adapters.jsonlines import EngineError, ExecAdapter, builtin_cwd
 from duelcheck.adapters.model import ModelEngine
 from duelcheck.difftest import EngineProcess, difftest, play_log
 from duelcheck.rules import Rules
@@ -154,7 +154,7 @@ def test_the_reference_adapter_behind_the_json_lines_protocol_answers_as_it_does
     from duelcheck.adapter import ReferenceAdapter
 
     local = ReferenceAdapter(scenario.get("rules") or {})
-    remote = ExecAdapter(scenario.get("rules") or {}, [*SERVE, "reference"])
+    remote = ExecAdapter(scenario.get("rules") or {}, [*SERVE, "reference"], cwd=builtin_cwd())
     local.reset(scenario["board"])
     remote.reset(scenario["board"])
     for entry in scenario["actions"]:
@@ -166,7 +166,7 @@ def test_the_reference_adapter_behind_the_json_lines_protocol_answers_as_it_does
 
 def test_the_model_engine_in_a_child_process_agrees_with_itself() -> None:
     rules = Rules()
-    holder = EngineProcess(lambda: ExecAdapter({}, [*SERVE, "model"]))
+    holder = EngineProcess(lambda: ExecAdapter({}, [*SERVE, "model"], cwd=builtin_cwd()))
     report = difftest(holder, "model", rules, 3, 2, 5, cards.random_deck)
     holder.drop()
     assert report.findings == [] and report.decisions > 0

@@ -17,6 +17,10 @@ COMMAND and speaks to it on its standard input and output, one request per line 
 `observed` and `note`, `observed` the state after it in the duel-log format's words (the fields the engine
 gives are compared, the others are not). An engine closes when its input ends.
 
+duelcheck's own engines (`python -m duelcheck.adapters.serve ...`) are started in the system's temporary
+folder (`builtin_cwd`), so that a checkout's `duelcheck/` folder in the present folder does not shadow
+the installed package in the child.
+
 `serve()` is the other end for any adapter class written in Python: `python -m duelcheck.adapters.serve
 reference` runs duelcheck's own interpreter behind this protocol, `... serve ygopro` ygopro-core.
 """
@@ -37,6 +41,13 @@ PROTOCOL = "duelcheck-engine/1"
 DEFAULT_TIMEOUT = 30.0  # seconds an engine may take for one answer before it is taken for hung
 
 
+def builtin_cwd() -> str:
+    """Where duelcheck's own engine processes run: a folder with no `duelcheck/` in it to shadow the package."""
+    import tempfile
+
+    return tempfile.gettempdir()
+
+
 class EngineError(Exception):
     """The engine process failed: it crashed, hung, or answered outside the protocol (exit 4)."""
 
@@ -54,8 +65,13 @@ class ExecAdapter:
     exact_reasons = False
 
     def __init__(
-        self, rules: dict[str, Any] | None = None, command: str | list[str] | None = None, timeout: float | None = None
+        self,
+        rules: dict[str, Any] | None = None,
+        command: str | list[str] | None = None,
+        timeout: float | None = None,
+        cwd: str | None = None,
     ):
+        """`cwd`: the folder the engine runs in (default: this process's)."""
         if isinstance(command, list):
             argv = list(command)
         else:
@@ -68,6 +84,7 @@ class ExecAdapter:
         try:
             self.proc = subprocess.Popen(
                 argv,
+                cwd=cwd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

@@ -461,9 +461,7 @@ class EngineProcess:
     `spawn`: how another process starts the same engine (the argv and settings of an engine process), for
     plays run by several processes."""
 
-    def __init__(
-        self, start: Callable[[], Engine], spawn: tuple[list[str], dict[str, Any], float | None] | None = None
-    ):
+    def __init__(self, start: Callable[[], Engine], spawn: Spawn | None = None):
         self.start = start
         self.spawn = spawn
         self.engine: Engine | None = None

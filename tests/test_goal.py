@@ -96,7 +96,9 @@ def test_the_solver_s_goal_is_a_few_cells_that_imply_the_violation() -> None:
     cells = dict(goal.cells)
     assert len(cells) <= 16
     assert cells.get(("replay",)) is True  # a replay is due
-    assert any(key[1:] == (1, 4) and value is True for key, value in cells.items())  # the fifth zone is used
+    # which minimal set of cells the solver returns depends on what the process asked it before (the fifth
+    # zone in use is one; a whole-suite run has returned another): each is checked below to imply the
+    # violation, and to stop implying it with any one cell left out
     # the cells imply the violation: with one of them left out it is no longer implied (made minimal)
     rules = Rules()
     mutant = mu.mutant_by_id("compare:replay_select:3", rules)

@@ -398,6 +398,19 @@ def _fixed(size: int, names: str = "") -> Reader:
     return read
 
 
+def _activatable(b: bytes, pos: int) -> tuple[list[dict[str, int]], int]:
+    """The list of effects a command message offers to activate (a count, then code, controller, location,
+    sequence and description each; the code's top bit marks a field-only effect), and where it ends."""
+    n = b[pos]
+    pos += 1
+    acts = []
+    for _ in range(n):
+        code, con, loc, seq, desc = struct.unpack_from("<IBBBI", b, pos)
+        acts.append({"code": code & 0x7FFF_FFFF, "controller": con, "location": loc, "sequence": seq, "desc": desc})
+        pos += 11
+    return acts, pos
+
+
 def _idle(b: bytes, at: int) -> tuple[int, dict[str, Any]]:
     player = b[at]
     pos = at + 1
@@ -411,13 +424,7 @@ def _idle(b: bytes, at: int) -> tuple[int, dict[str, Any]]:
             items.append({"code": code, "controller": con, "location": loc, "sequence": seq})
             pos += 7
         lists[name] = items
-    n = b[pos]
-    pos += 1
-    acts = []
-    for _ in range(n):
-        code, con, loc, seq, desc = struct.unpack_from("<IBBBI", b, pos)
-        acts.append({"code": code & 0x7FFF_FFFF, "controller": con, "location": loc, "sequence": seq, "desc": desc})
-        pos += 11
+    acts, pos = _activatable(b, pos)
     lists["activate"] = acts
     to_bp, to_ep, shuffle = b[pos], b[pos + 1], b[pos + 2]
     pos += 3
@@ -427,13 +434,7 @@ def _idle(b: bytes, at: int) -> tuple[int, dict[str, Any]]:
 def _battle(b: bytes, at: int) -> tuple[int, dict[str, Any]]:
     player = b[at]
     pos = at + 1
-    n = b[pos]
-    pos += 1
-    acts = []
-    for _ in range(n):
-        code, con, loc, seq, desc = struct.unpack_from("<IBBBI", b, pos)
-        acts.append({"code": code & 0x7FFF_FFFF, "controller": con, "location": loc, "sequence": seq, "desc": desc})
-        pos += 11
+    acts, pos = _activatable(b, pos)
     n = b[pos]
     pos += 1
     attackers = []

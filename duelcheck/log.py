@@ -258,6 +258,11 @@ class Board(BaseModel):
     phase: PhaseName = "draw"
     priority: Player | None = Field(None, description="who may act now; default: the turn player")
     passed: bool = Field(False, description="the other player passed last")
+    response_window: bool = Field(
+        False,
+        description="the opponent may respond to the turn player's last summon, Set, change of position or "
+        "resolved chain: two passes close the window, not the phase (6.3, rules: response_window)",
+    )
     resolving: bool = Field(False, description="both players passed: the chain is resolving")
     discarding: bool = Field(False, description="the turn player is discarding down to the hand limit")
     winner: Player | None = None
@@ -663,6 +668,9 @@ class _Board:
         v[("phase",)] = int(phase)
         v[("prio",)] = tp if b.priority is None else b.priority
         v[("passed",)] = b.passed
+        if b.response_window and not r.response_window:
+            raise self.fail("board.response_window", "false: these rules have no response window")
+        v[("window",)] = b.response_window
         v[("resolving",)] = b.resolving
         v[("discarding",)] = b.discarding
         v[("winner",)] = 0 if b.winner is None else b.winner + 1
@@ -1099,6 +1107,8 @@ def board_of(s: State) -> dict[str, Any]:
     """A model state as a log board (JSON), the inverse of board_state: test boards for engines."""
     g, r, turn = s.g, s.r, s.g("turn")
     out: dict[str, Any] = {**_common(s), **_flags(s)}
+    if g("window"):
+        out["response_window"] = True
     if g("winner"):
         out["winner"] = g("winner") - 1
     players = []

@@ -48,6 +48,17 @@ class Rules(BaseModel):
     starting_hand: int = Field(5, ge=0, le=20, description="cards each player draws before the duel")
     deck_size: int = Field(40, ge=0, le=100, description="cards in each main deck")
     chain_links: int = Field(5, ge=1, le=7, description="model bound: the longest chain the model holds")
+    draw_needs_deck: bool = Field(
+        True,
+        description="a card whose effect draws is activated only with a card in its controller's deck (the "
+        "engines' activation check); false: it may be activated, and its controller loses when it resolves",
+    )
+    response_window: bool = Field(
+        True,
+        description="6.3: after the turn player's summon, Set or change of battle position, or a chain resolved, in "
+        "their Main Phase or Battle Step, the opponent may respond before the phase goes on (two passes there "
+        "close the window, not the phase); false: the seeds' bare reading, where two passes always end it",
+    )
     damage_step_activations: Literal["6.3.4.3", "seed-000"] = Field(
         "6.3.4.3",
         description="what may be activated in the Damage Step: 6.3.4.3 (Counter Traps, negating effects, ATK/DEF "

@@ -220,6 +220,16 @@ def require_open_main(s: State, n: Builder) -> None:
     n.require(k.not_(s.g("attacking")), "6.3.3: no attack is in progress in a Main Phase")
 
 
+def open_window(n: Builder) -> None:
+    """6.3 (the response window, `response_window`): after the turn player's summon, Set or change of battle
+    position, or once a chain has resolved, in their Main Phase or Battle Step, the turn player holds priority
+    and may pass it to the opponent, who may respond; two passes there close the window and the phase goes on.
+    The seeds' 6.3 says only that two passes end a phase; the window is the official rulebook's and the engines'
+    (found by duelcheck difftest against ygopro-core: docs/engine-findings.md, F1)."""
+    if n.r.response_window:
+        n.set("window", True)
+
+
 def speed(s: State, kind: Val) -> Val:
     """seed 000, spell speeds."""
     return s.k.sel([SPEED[Kind(i)] for i in range(len(Kind))], kind, w=4)
@@ -370,6 +380,7 @@ def enter_phase(n: Builder, phase: Val) -> None:
     n.set("phase", phase)
     n.set("prio", n.tp)
     n.set("passed", False)
+    n.set("window", False)
 
 
 def next_turn(n: Builder) -> None:
@@ -381,6 +392,7 @@ def next_turn(n: Builder) -> None:
     n.set("phase", Phase.DRAW)
     n.set("prio", n.tp)  # tp is derived from the turn number just written
     n.set("passed", False)
+    n.set("window", False)
     n.set("drew", False)
     n.set("nsum", 0)
     n.set("bp_done", False)
@@ -690,11 +702,17 @@ def pass_(s: State, a: Params, n: Builder) -> None:
         n.set("prio", s.other(p))
     with n.when(second):
         chain = s.g("chain_len") > 0
+        window = k.and_(k.not_(chain), s.g("window"))
         with n.when(chain):  # seed 000: both passed: the chain resolves, last link first
             n.require(a.choice == NO_CHOICE, "6.3.3: only the end of Main Phase 1 offers a choice")
             n.set("resolving", True)
             n.set("passed", False)
-        with n.when(k.not_(chain)):
+        with n.when(window):  # 6.3 (response window): both passed it; the turn player acts on in the phase
+            n.require(a.choice == NO_CHOICE, "6.3: passing the response window closes it; the phase goes on")
+            n.set("window", False)
+            n.set("prio", s.tp)
+            n.set("passed", False)
+        with n.when(k.and_(k.not_(chain), k.not_(window))):
             advance(n, a.choice)
 
 
@@ -711,8 +729,10 @@ def end_step(s: State, a: Params, n: Builder) -> None:
     """
     n.require(s.g("chain_len") == 0, "model shortcut: end_step ends a phase or step, so no chain is open (6.3)")
     n.require(s.k.not_(s.g("passed")), "model shortcut: end_step is both passes, and one player has passed (6.3)")
+    # a response window open first takes two passes of its own, which change nothing else: they are folded in
+    n.set("window", False)
     with action_body("pass"):
-        pass_(s, Params({"choice": NO_CHOICE}), n)
+        in_succession(n, pass_, Params({"choice": NO_CHOICE}))
     with action_body("pass"):
         in_succession(n, pass_, a)
 
@@ -762,6 +782,7 @@ def summon_or_set(s: State, a: Params, n: Builder, defense: bool, up: bool) -> N
     n.add("hand", tp, -1)
     n.add("nsum", 1)
     n.set("passed", False)
+    open_window(n)
     place_monster(n, tp, a.atk, a.defv, defense, up, a.mkind, a.eff)
 
 
@@ -803,6 +824,7 @@ def flip_summon(s: State, a: Params, n: Builder) -> None:
     n.set("m_def", tp, z, False)
     n.set("m_moved", tp, z, True)
     n.set("passed", False)
+    open_window(n)
     flipped(n, tp, z)
 
 
@@ -836,6 +858,7 @@ def change_position(s: State, a: Params, n: Builder) -> None:
     n.set("m_def", tp, z, k.not_(s.g("m_def", tp, z)))
     n.set("m_moved", tp, z, True)
     n.set("passed", False)
+    open_window(n)
 
 
 @action("set_spell_trap", "seed 000", ("kind", "eff", "cost"), _spell_trap)
@@ -856,6 +879,7 @@ def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     n.set("s_fresh", tp, z, True)
     n.set("s_cost", tp, z, a.cost)
     n.set("passed", False)
+    open_window(n)
 
 
 @action("activate", "seed 000", ("zone", "kind", "eff", "tplayer", "tarea", "tzone", "cost"), _activations)
@@ -940,6 +964,9 @@ def activate(s: State, a: Params, n: Builder) -> None:
             )
     with n.when(eff == Effect.NEGATE):
         n.require(length > 0, "seed 000: a negating effect answers an activation on the chain")
+    if r.draw_needs_deck:  # an effect that cannot be carried out is not activated (engine-findings F4)
+        with n.when(eff == Effect.DRAW):
+            n.require(s.g("deck", p) > 0, "a card that draws cannot be activated with no card in the deck")
     with n.when(eff == Effect.NEGATE_ATTACK):
         n.require(
             k.and_(s.g("at_decl"), s.g("attacking")),
@@ -1018,6 +1045,7 @@ def add_link(n: Builder, p: Val, kind: Val, eff: Val, zone: Val, a: Params, cost
     n.set("chain_len", length + 1)
     n.set("prio", n.other(p))
     n.set("passed", False)
+    n.set("window", False)  # a chain is open: the window closes (it opens again once the chain has resolved)
 
 
 def _triggers(s: State) -> Iterator[dict[str, int]]:
@@ -1151,6 +1179,9 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         n.set("at_decl", False)
         n.set("prio", s.tp)
         n.set("passed", False)
+        battle_step = k.and_(n.g("phase") == Phase.BATTLE_STEP, k.not_(n.g("attacking")))
+        with n.when(k.and_(k.or_(n.is_phase(*MAIN_PHASES), battle_step), n.g("winner") == 0)):
+            open_window(n)
 
 
 @action("declare_attack", "6.3.4.2", ("zone", "tzone"), _attacks)
@@ -1187,6 +1218,7 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
     n.set("at_decl", True)
     n.set("replay", False)
     n.set("passed", False)
+    n.set("window", False)  # the attack declaration's own windows follow (6.3.4.2), not the response window
 
 
 @action("replay_select", "6.3.4.2.1", ("tzone",), _reselections)

@@ -68,6 +68,13 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("phase", (), E, 4, "current phase or step (6.3)", Phase),
         f("prio", (), P, 1, "player who may act now"),
         f("passed", (), B, 1, "the other player passed last: a pass now ends the step or resolves the chain (6.3)"),
+        f(
+            "window",
+            (),
+            B,
+            1,
+            "the opponent may respond to the turn player's summon, Set, change of position or resolved chain (6.3)",
+        ),
         f("resolving", (), B, 1, "the chain is resolving, last in first out (seed 000)"),
         f("discarding", (), B, 1, "the turn player is discarding to the hand limit (6.3.6)"),
         f("winner", (), N, 4, "0 while the duel goes on; 1 + the winning player"),

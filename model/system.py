@@ -251,7 +251,8 @@ class TransitionSystem:
                     updates[key] = z3.If(act == code, val, updates[key])
         # the property layer's history follows what the step did (the action taken, the state it made); through
         # a composite's parts, one part at a time, as when they are taken as steps of their own
-        updates.update(self.history.advance(pre, act, pvars, True, State(pre.k, pre.r, pre.schema, dict(updates))))
+        told = self.history.advance(pre, act, pvars, True, State(pre.k, pre.r, pre.schema, dict(updates)))
+        updates.update({key: _as_sort(v, pre.v[key]) for key, v in told.items()})  # a rule knob can fix a value
         for code, whole in composed.items():
             for key in self.keys:
                 if key not in self.game_set:
@@ -308,3 +309,12 @@ def value_of(term: Any, signed: bool = True) -> Any:
 
 
 __all__ = ["SYMBOLIC", "Outcome", "Step", "SymStep", "TransitionSystem", "parts_of"]
+
+
+def _as_sort(value: Any, like: Any) -> Any:
+    """A value the kit folded to a Python constant (a counter a rule knob turns off), as a term of `like`'s sort."""
+    if not isinstance(value, (bool, int)):
+        return value
+    if z3.is_bool(like):
+        return z3.BoolVal(bool(value))
+    return z3.BitVecVal(int(value), like.size())

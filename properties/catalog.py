@@ -201,6 +201,19 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         # 6.3: each phase and step begins with the turn player holding priority, and a chain resolved gives it
         # back to them: with no chain open the turn player holds priority unless they have just passed
         k.implies(k.and_(length == 0, k.not_(s.g("discarding"))), (s.g("prio") == tp) == k.not_(s.g("passed"))),
+        # 6.3 (response window): open only under the rule, in the turn player's open game state of a Main Phase
+        # or of the Battle Step with no attack, no chain open, nothing waiting, the duel going on
+        k.implies(
+            s.g("window"),
+            k.and_(
+                r.response_window,
+                k.or_(s.is_phase(*MAIN_PHASES), k.and_(ph == Phase.BATTLE_STEP, k.not_(s.g("attacking")))),
+                length == 0,
+                k.not_(s.g("resolving")),
+                k.not_(s.g("discarding")),
+                s.g("winner") == 0,
+            ),
+        ),
         k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
@@ -1372,6 +1385,7 @@ def _bookkeeping(s: State) -> Val:
     ghosts = [s.g("h_passes") >= 0, s.g("h_passes") <= 1, s.g("h_resolving") >= 0, s.g("h_resolving") <= 1]
     empty = (s.g("h_empty_passes") == 1) == k.and_(s.g("passed"), s.g("chain_len") == 0, k.not_(s.g("discarding")))
     ghosts += [s.g("h_empty_passes") >= 0, s.g("h_empty_passes") <= 1]
+    ghosts += [(s.g("h_window") == 1) == s.g("window"), s.g("h_window") >= 0, s.g("h_window") <= 1]
     triggers = []
     for p in (0, 1):
         h, trig = s.g("h_triggers", p), s.g("trig", p)
@@ -1479,12 +1493,22 @@ def _phase_moved(s: State, t: State) -> Val:
     return s.k.or_(t.g("phase") != s.g("phase"), t.g("turn") != s.g("turn"))
 
 
+def _window_passed(s: State, a: ActionView) -> Val:
+    """The step is the second of two passes in succession that answered the turn player's summon, Set, change
+    of position or resolved chain (history): the response window (6.3, `response_window`)."""
+    return s.k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1, s.g("h_window") == 1)
+
+
 def _both_passed(s: State, a: ActionView, t: State) -> Val:
     """6.3: both players passed in succession with no chain open: the phase or step ends (in the End Phase the
-    turn player over the hand limit first discards, 6.3.6)."""
+    turn player over the hand limit first discards, 6.3.6); but two passes of a response window close the window
+    and the turn player acts on in the same phase, holding priority."""
     k, r = s.k, s.r
     discards = k.and_(s.g("phase") == Phase.END, r.hand_limit_enforced, s.g("hand", s.tp) > r.hand_limit)
-    return k.implies(_second_pass(s, a), k.or_(_phase_moved(s, t), discards))
+    window = _window_passed(s, a)
+    ends = k.implies(k.and_(_second_pass(s, a), k.not_(window)), k.or_(_phase_moved(s, t), discards))
+    goes_on = k.implies(window, k.and_(k.not_(_phase_moved(s, t)), t.g("prio") == s.tp))
+    return k.and_(ends, goes_on)
 
 
 def _one_pass(s: State, a: ActionView, t: State) -> Val:
@@ -1517,7 +1541,8 @@ always(
     "6.3",
     "A phase or step ends when both players pass in succession with no chain open, never on one pass, and "
     "the next begins with the turn player holding priority (in the End Phase, a hand over the limit is first "
-    "discarded, 6.3.6); the first of two passes hands priority to the other player.",
+    "discarded, 6.3.6); the first of two passes hands priority to the other player; two passes answering the "
+    "turn player's summon, Set, change of position or resolved chain leave the phase going on.",
     step(_both_passed, "both-passed"),
     step(_one_pass, "one-pass"),
     step(_new_phase_priority, "turn-player-first"),

@@ -94,6 +94,22 @@ def _empty_passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Va
     return k.ite(first, 1, k.ite(declined, s.g("h_empty_passes"), 0, w=2), w=2)
 
 
+def _window(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3 (response window): 1 from the turn player's summon, Set or change of battle position, or a chain's last
+    # link resolved leaving the duel in a Main Phase or in the Battle Step with no attack, until the next action
+    # other than the first pass or a declined optional trigger (which is no action); 0 without the knob
+    k = s.k
+    placed = k.or_(*(a.is_(name) for name in ("normal_summon", "set_monster", "flip_summon", "set_spell_trap")))
+    battle_step = k.and_(t.g("phase") == Phase.BATTLE_STEP, k.not_(t.g("attacking")))
+    open_after = k.and_(k.or_(t.is_phase(Phase.MAIN1, Phase.MAIN2), battle_step), t.g("winner") == 0)
+    resolved = k.and_(a.is_("resolve"), t.g("chain_len") == 0, open_after)
+    first = k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 0)
+    declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
+    stays = k.and_(s.g("h_window") == 1, k.or_(first, declined))
+    opens = k.or_(placed, a.is_("change_position"), resolved, stays)
+    return k.ite(k.and_(s.r.response_window, opens), 1, 0, w=2)
+
+
 def _skips(name: str, effect: Effect, used: Callable[[State, ActionView, State], Val]) -> Advance:
     """Seed 000's catalogue ("the opponent skips their next Main Phase 1 / Battle Phase"): 1 for player p from
     the resolution of such a link that takes effect, whose player is p's opponent, until p's phase is skipped
@@ -358,6 +374,11 @@ def history_for(rules: Rules) -> History:
                 _spec("h_empty_passes", (), 2, "1 after a first pass with no chain open (history, 6.3)"),
                 _empty_passes,
                 lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") == 0 and not b.g("discarding")),
+            ),
+            Counter(
+                _spec("h_window", (), 2, "1 while the opponent may respond to the turn player's act (history, 6.3)"),
+                _window,
+                lambda b, idx: int(bool(b.g("window"))),
             ),
             Counter(
                 _spec(

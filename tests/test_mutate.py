@@ -54,11 +54,12 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
     assert sites[("flip_summon", 13)].reason == "6.3.3: a monster cannot be Flip Summoned on the turn it was Set"
     # end_step runs pass twice, each a run of pass (pass's own sites); its own two guards are the model's
     # shortcut, never scored; a mutant of pass changes end_step too
-    assert sites[("pass", 16)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
+    assert sites[("pass", 17)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
     shortcut = [g for (a, _), g in sorted(sites.items()) if a == "end_step"]
     assert [g.reason.split(":")[0] for g in shortcut] == ["model shortcut"] * 2 and not any(g.scored for g in shortcut)
-    assert mu.actions_of(mu.mutant_by_id("drop:pass:16")) == ["pass", "end_step"]
-    assert not any(w.action == "end_step" for w in mu.write_sites())
+    assert mu.actions_of(mu.mutant_by_id("drop:pass:17")) == ["pass", "end_step"]
+    # its one write of its own closes a response window open first (its two passes change nothing else)
+    assert [w.field for w in mu.write_sites() if w.action == "end_step"] == ["window"]
     # the model's range and catalogue bounds are listed but not scored
     summon = [g for (a, _), g in sorted(sites.items()) if a == "normal_summon"]
     assert [g.reason.split(":")[0] for g in summon if not g.scored] == ["model range", "model catalogue"]
@@ -87,15 +88,15 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
 AGREEMENT = [
     "drop:normal_draw:3",  # the first player draws on turn 1
     "negate:normal_draw:2",  # a draw only once a card was drawn
-    "drop:pass:16",  # a guard of the pass that ends Main Phase 1: a Battle Phase on turn 1 (end_step's too)
+    "drop:pass:17",  # a guard of the pass that ends Main Phase 1: a Battle Phase on turn 1 (end_step's too)
     "negate:pass:8",  # a first pass only with a choice
     "drop:flip_summon:13",  # Flip Summon on the turn the monster was Set
     "negate:discard:1",  # discard when not discarding
     "write:normal_draw:3",  # the normal draw leaves the hand as it was
     "swap:normal_draw:3",  # the opponent gets the drawn card
     "swap:activate:2",  # the LP cost paid by the opponent
-    "swap:pass:15",  # battle damage to the other player
-    "write:pass:7",  # a phase change that forgets a write
+    "swap:pass:19",  # battle damage to the other player
+    "write:pass:11",  # a phase change that forgets a write
     "compare:normal_draw:0",  # a comparison of the draw rule given its boundary twin
     "compare:live:0",  # the duel read as over while it goes on (every action's guard)
     "compare:damage_calculation:1",  # the battle damage table at equality (> read as >=)
@@ -161,7 +162,7 @@ def test_a_guard_mutant_changes_both_semantics_and_the_rules_come_back() -> None
         assert out.ok and out.state is not None
         main1 = out.state
     assert not _agree(ts, step, main1, "end_step", {"choice": 1})
-    with mu.activated(mu.mutant_by_id("drop:pass:16")):
+    with mu.activated(mu.mutant_by_id("drop:pass:17")):
         mts = TransitionSystem(Rules())
         assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), main1, "end_step", {"choice": 1})
     assert ts.apply(ts.init(), "normal_draw", {}).reason == NO_TURN_1_DRAW
@@ -356,7 +357,7 @@ def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_ru
 
         return Check("", "state", holds)
 
-    for mid in ("drop:pass:13",):
+    for mid in ("drop:pass:14",):
         m = mu.mutant_by_id(mid)
         assert m.reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
         status, why = mu.equivalence(Rules(), m, [facts(True)])
@@ -863,7 +864,7 @@ def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], t
 
 @pytest.mark.parametrize(
     ("mutant_id", "effect", "case"),
-    [("write:pass:7", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:8", Effect.SKIP_BP, "battle-phase")],
+    [("write:pass:11", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:12", Effect.SKIP_BP, "battle-phase")],
 )
 def test_a_skip_effect_that_skips_more_than_one_phase_is_caught_by_phase_skips(
     mutant_id: str, effect: Effect, case: str
@@ -887,7 +888,7 @@ def test_a_skip_effect_that_skips_more_than_one_phase_is_caught_by_phase_skips(
     assert r is not None and r.label == f"phase-skips[{case}]", r
 
 
-@pytest.mark.parametrize("mutant_id", ["write:normal_summon:8", "write:set_monster:8"])
+@pytest.mark.parametrize("mutant_id", ["write:normal_summon:9", "write:set_monster:9"])
 def test_a_position_changed_on_the_turn_its_monster_arrived_is_caught_from_history(mutant_id: str) -> None:
     """The "summoned or Set this turn" mark not written (a dropped write of the monster's placing): the monster
     changes its battle position (or is Flip Summoned) on the turn it arrived. `position-change-rules` reads when
@@ -944,7 +945,7 @@ def test_an_effect_that_does_nothing_is_caught_by_resolution_effects(mutant_id: 
         assert not check.eval(board, ActionView("resolve", params, False), out.state)
 
 
-@pytest.mark.parametrize("mutant_id", ["write:normal_summon:7", "write:set_monster:6", "write:set_spell_trap:3"])
+@pytest.mark.parametrize("mutant_id", ["write:normal_summon:8", "write:set_monster:7", "write:set_spell_trap:3"])
 def test_a_card_played_as_another_is_caught_by_cards_as_played(mutant_id: str) -> None:
     """A write of the card played dropped (its DEF, its ATK, a Set card's effect): the card on the field is not
     the one the action names. Every invariant survived these (a 0 DEF monster is a card too); `cards-as-played`
@@ -1023,7 +1024,7 @@ def _flip_summon_play(ts: TransitionSystem) -> list[Any]:
     ("mutant_id", "prop"),
     [
         ("write:trigger:3", "responses-after-each-link"),  # the triggered link keeps priority with its player
-        ("write:flip_summon:6", "triggers-first"),  # the Flip effect's link names zone 0, not the flipped monster's
+        ("write:flip_summon:7", "triggers-first"),  # the Flip effect's link names zone 0, not the flipped monster's
     ],
 )
 def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id: str, prop: str) -> None:

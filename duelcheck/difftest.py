@@ -351,7 +351,7 @@ def _engine_stopped_earlier(
     """When the engine asks a player at a timing the rules ran through (no choice there for the rules), the
     engine's offers there, each with the rules' reason for refusing it at that timing: the rules' state of
     that timing is found among the steps taken since the last choice."""
-    now = model.state
+    now = model.decision()
     where = (view.get("turn"), view.get("phase"), view.get("priority"))
     if None in where or where == (now.g("turn"), describe_phase(now), now.g("prio")):
         return []

@@ -59,6 +59,9 @@ class ModelEngine:
         self.dealt: list[list[dict[str, Any]]] | None = None
         self.steps: list[tuple[str, dict[str, int], State]] = []
         self.then: str | None = None  # where the turn goes, kept for the opponent's pass (_defer_end)
+        # the opponent has just passed the response window: the end of the phase next gives them no second
+        # chance with nothing done since (an engine's granularity, docs/engine-findings.md F3)
+        self.declined = False
 
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
         self.dealt = [list(d) for d in decks]
@@ -73,6 +76,7 @@ class ModelEngine:
         self.decks = [list(d[r.starting_hand :]) for d in decks]
         self.steps = [("init", {}, self.state)]
         self.then = None
+        self.declined = False
         self._run_forced()
 
     # -- decisions ---------------------------------------------------------------------------------------
@@ -81,6 +85,13 @@ class ModelEngine:
         s = self.state
         if s.g("winner"):
             return []
+        window = self._window(s)
+        if window is not None:  # the opponent's response window comes first, as an engine asks it
+            self.state = window
+            try:
+                return self.offers()
+            finally:
+                self.state = s
         out: dict[str, dict[str, Any]] = {}
         tried_hand: set[str] = set()
         plain_end: Any = None
@@ -121,6 +132,28 @@ class ModelEngine:
         phase = s.g("phase")
         return phase in (Phase.MAIN1, Phase.MAIN2) or (phase == Phase.BATTLE_STEP and not s.g("attacking"))
 
+    def decision(self) -> State:
+        """The state of the decision the player to act faces: the opponent's in an open response window."""
+        return self._window(self.state) or self.state
+
+    def _window(self, s: State) -> State | None:
+        """The state where the opponent holds priority in the response window (6.3, `response_window`: the turn
+        player passed it to them), when a window is open in the turn player's open game state and the opponent
+        can do something there; else None. An engine asks the opponent there before the turn player's next
+        action; the rules let the turn player act first or pass: the turn player's pass is taken here."""
+        if not s.g("window") or not self._open(s):
+            return None
+        got = self.ts.apply(s, "pass", {"choice": 0})
+        if not got.ok or got.state is None:
+            return None
+        saved = self.state
+        self.state = got.state
+        try:
+            acts = [a for a in self.offers() if a["action"] != "pass"]
+        finally:
+            self.state = saved
+        return got.state if acts else None
+
     def _enabled_not_from_hand(self, s: State) -> Any:
         """The enabled action instances that play no card from the hand and are not passes (a pass, a draw and
         the hand-limit discard are taken by the rules, not chosen), in the interpreter's order; the candidates
@@ -146,19 +179,19 @@ class ModelEngine:
             parsed = _ACTION.validate_python(entry)
         except ValidationError as exc:
             return f"not a duel-log action ({exc.errors()[0]['msg']})"
-        state = self.state
+        state = self.decision()
         for mv in moves(parsed):
             got = self.ts.apply(state, mv.name, mv.params)
             if not got.ok or got.state is None:
                 return got.reason or "refused"
             state = got.state
-        if not self._held(entry):
+        if not self._held(entry, self.decision()):
             return "the card is not in the hand"
         return None
 
-    def _held(self, entry: dict[str, Any]) -> bool:
+    def _held(self, entry: dict[str, Any], state: State) -> bool:
         card = _card_of_entry(entry)
-        return card is None or card in self.hands[self.state.g("prio")]
+        return card is None or card in self.hands[state.g("prio")]
 
     # -- taking an action ---------------------------------------------------------------------------------
     def apply(self, action: dict[str, Any]) -> dict[str, Any] | str:
@@ -167,9 +200,17 @@ class ModelEngine:
             parsed = _ACTION.validate_python(entry)
         except ValidationError as exc:
             raise InputError(f"action: not a duel-log action ({exc.errors()[0]['msg']})") from None
-        if not self._held(entry):
+        window = self._window(self.state)
+        if not self._held(entry, window or self.state):
             return "the card is not in the hand"
-        if entry.get("action") == "end_step" and self._defer_end(entry):
+        declined = self.declined
+        self.declined = window is not None and entry.get("action") == "pass"
+        if window is not None:  # the opponent's decision in the response window
+            self._step("pass", {"choice": 0})
+        elif self.state.g("window") and entry.get("action") == "end_step":
+            self._step("pass", {"choice": 0})  # a window the opponent had nothing for: both pass it first
+            self._step("pass", {"choice": 0})
+        if entry.get("action") == "end_step" and not declined and self._defer_end(entry):
             return self.observe()
         if entry.get("action") == "pass" and self.then is not None:
             parsed = _ACTION.validate_python({**entry, "then": self.then})
@@ -229,6 +270,11 @@ class ModelEngine:
             offers = self.offers()
             if offers and offers != [END_STEP]:
                 return
+            if self.declined and self._open(s):  # no second chance just after the window was passed (F3)
+                self.declined = False
+                if self._step("end_step", {"choice": NEXT[self.then] if self.then else 0}) is None:
+                    self.then = None
+                    continue
             for name in ("normal_draw", "discard", "resolve", "pass"):
                 params = {"choice": 0} if name in ("end_step", "pass") else {}
                 if name == "pass" and self.then is not None:
@@ -242,7 +288,7 @@ class ModelEngine:
         raise InputError(f"the rules ran {FORCED_LIMIT} steps with no decision")
 
     def observe(self) -> dict[str, Any]:
-        return describe(self.state)
+        return describe(self.decision())
 
     def over(self) -> bool:
         return bool(self.state.g("winner"))

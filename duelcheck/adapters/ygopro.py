@@ -175,6 +175,7 @@ class Ygopro:
             self.clock_ts = TransitionSystem(r, NoHistory())
             self.clock = self.clock_ts.init()
         self.step, self.chain, self.ending, self.windows, self.attack_open = None, 0, False, [], False
+        self.timing = 0
         self.links = {}
         lib.start(options | (master_rule << 16))
         self._run()
@@ -222,9 +223,10 @@ class Ygopro:
             self.attack_open = False
         elif msg.code == oc.MSG_ATTACK:
             self.attack_open = True  # the attack declaration's windows (6.3.4.2) are the rules' too
-        elif msg.code in (oc.MSG_ATTACK_DISABLED, oc.MSG_DAMAGE_STEP_START):
+        elif msg.code == oc.MSG_ATTACK_DISABLED:
             self.attack_open = False
         elif msg.code == oc.MSG_DAMAGE_STEP_START:
+            self.attack_open = False
             self.step = "damage"
         elif msg.code == oc.MSG_DAMAGE_STEP_END:
             self.step = "battle_step"
@@ -243,8 +245,16 @@ class Ygopro:
             self.links = {}
         elif msg.code == oc.MSG_HINT and f["type"] == 1 and f["data"] == 25:
             self.step = "battle_end"  # the core's check at the end of the Battle Phase: its End Step (6.3.4.4)
+        elif msg.code == oc.MSG_HINT and f["type"] == 1:
+            self.timing = f["data"]  # the timing the core announces (in the Damage Step: 6.3.4.3.x)
         elif msg.code == oc.MSG_WIN:
             self.winner = f["player"]
+
+    def _moment(self) -> tuple[Any, ...]:
+        """Where the duel is, for telling a repeated chance from a new one: the turn, phase and step, the
+        timing of the Damage Step the core last announced (its event hints: the step alone does not tell its
+        timings apart), and how many things have happened."""
+        return (self.turn, self.phase, self.step, self.timing if self.step == "damage" else None, self.events)
 
     def _answer_fixed(self, msg: oc.Message) -> bool:
         """Answer a decision the model's rules fix; False for the decisions `offers` shows."""
@@ -265,20 +275,21 @@ class Ygopro:
                 self.step == "battle_step" and not self.attack_open
             )
             if open_state and self.chain == 0 and not self.ending and not any(c["forced"] for c in f["chains"]):
-                # a window the core opens in the turn player's Main Phase or Battle Step with no chain, no
-                # attack being declared and no end of the phase asked (after a summon or a Set, or after a
-                # chain resolved): the rules give the opponent priority there only when the turn player
-                # passes, and two passes end the phase (6.3). Passed here, and told in the next observation,
-                # so that difftest reports it.
+                # the response window the core opens in the turn player's Main Phase or Battle Step with no
+                # chain, no attack being declared and no end of the phase asked (after a summon, a Set or a
+                # change of position, or after a chain resolved: 6.3, the rules' `response_window`). The
+                # opponent's chance is a decision, as in the rules (the turn player passes priority to them);
+                # the turn player's own chance comes first in the core and offers nothing their next idle
+                # command does not: passed here, and told in the next observation.
+                if f["player"] != self.turn_player:
+                    return False
                 offers = [self._activation(c) for c in f["chains"]]
                 self.windows.append(
                     {"player": f["player"], "phase": self._phase_word() or PHASE_WORD[self.phase], "offers": offers}
                 )
                 lib.respond_int(-1)
                 return True
-            if self.last_pass.get(f["player"]) == (self.turn, self.phase, self.step, self.events) and not any(
-                c["forced"] for c in f["chains"]
-            ):
+            if self.last_pass.get(f["player"]) == self._moment() and not any(c["forced"] for c in f["chains"]):
                 # the core asks a player again in the same phase with nothing done since they passed (its
                 # window before the phase ends after the one that follows the draw, say): the rules give no
                 # such second chance (6.3: two passes in succession end the phase); passed again, and counted
@@ -383,7 +394,7 @@ class Ygopro:
         if isinstance(choice, str):
             return choice
         if msg.code == oc.MSG_SELECT_CHAIN and choice == -1:
-            self.last_pass[msg.fields["player"]] = (self.turn, self.phase, self.step, self.events)
+            self.last_pass[msg.fields["player"]] = self._moment()
         if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD) and action.get("action") == "end_step":
             self.ending = True
         self.lib.respond_int(choice)
@@ -430,7 +441,7 @@ class Ygopro:
         self.clock = post
         if forward is not None:
             if self.pending is not None and self.pending.code == oc.MSG_SELECT_CHAIN and forward == -1:
-                self.last_pass[self.pending.fields["player"]] = (self.turn, self.phase, self.step, self.events)
+                self.last_pass[self.pending.fields["player"]] = self._moment()
             if msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
                 self.ending = True
             self.lib.respond_int(forward)

@@ -36,18 +36,24 @@ def reaches(ts: TransitionSystem, check: Check, start: State, moves: list[Move])
     return None
 
 
-def _merge_passes(moves: list[Move]) -> list[Move]:
-    """Two single passes in succession as one step (both players pass), where the first makes no choice."""
+def _merge_passes(steps: list[Step], start: State) -> list[Move]:
+    """Two single passes in succession as one step (both players pass), where the first makes no choice and the
+    two end the phase or step (`end_step` leads to the state the second pass made; two passes of a response
+    window do not end the phase, and are kept)."""
     out: list[Move] = []
     i = 0
-    while i < len(moves):
-        a = moves[i]
-        if i + 1 < len(moves) and a[0] == "pass" and moves[i + 1][0] == "pass" and a[1].get("choice") == NO_CHOICE:
-            out.append(("end_step", dict(moves[i + 1][1])))
-            i += 2
-        else:
-            out.append(a)
-            i += 1
+    while i < len(steps):
+        a = steps[i]
+        pair = i + 1 < len(steps) and a.action == "pass" and steps[i + 1].action == "pass"
+        if pair and a.params.get("choice") == NO_CHOICE:
+            before = steps[i - 1].state if i > 0 else start
+            merged = ("end_step", dict(steps[i + 1].params))
+            if before.g("chain_len") == 0 and not before.g("passed") and not before.g("window"):
+                out.append(merged)
+                i += 2
+                continue
+        out.append((a.action, dict(a.params)))
+        i += 1
     return out
 
 
@@ -92,7 +98,7 @@ def shrink(ts: TransitionSystem, check: Check, trace: Trace, max_candidates: int
     best = reaches(ts, check, start, moves)
     if best is None:
         return trace
-    merged = _merge_passes([(st.action, st.params) for st in best])
+    merged = _merge_passes(best, start)
     steps = reaches(ts, check, start, merged)
     if steps is not None and len(steps) < len(best):
         best = steps

@@ -73,6 +73,7 @@ def test_every_fine_play_has_a_coarse_play_with_the_same_states(seed: int) -> No
             and a.params.get("choice") == NO_CHOICE
             and not s.g("passed")
             and s.g("chain_len") == 0
+            and not s.g("window")  # two passes of a response window close it: the phase goes on (6.3)
         )
         if pair and b is not None:
             out = ts.apply(s, "end_step", b.params)
@@ -88,12 +89,19 @@ def test_every_fine_play_has_a_coarse_play_with_the_same_states(seed: int) -> No
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**32))
 def test_every_coarse_play_expands_to_a_fine_play_with_the_same_states(seed: int) -> None:
-    """A play that uses end_step: each end_step is a pass with no choice then a pass with its choice."""
+    """A play that uses end_step: each end_step is a pass with no choice then a pass with its choice (after the
+    two passes that close a response window open first)."""
     ts = TransitionSystem(Rules())
     steps = _walk(ts, seed, [*FINE, "end_step", "end_step", "end_step"], 40)
     s = ts.init()
     for step in steps[1:]:
         if step.action == "end_step":
+            if s.g("window"):  # a response window open first: its two passes close it, then the two that end
+                for _ in range(2):
+                    closing = ts.apply(s, "pass", {"choice": NO_CHOICE})
+                    assert closing.ok and closing.state is not None, closing.reason
+                    s = closing.state
+                assert not s.g("window") and not s.g("passed")
             first = ts.apply(s, "pass", {"choice": NO_CHOICE})
             assert first.ok and first.state is not None, first.reason
             second = ts.apply(first.state, "pass", step.params)
@@ -296,12 +304,14 @@ def test_the_shrinker_shortens_a_simulated_play_that_still_reaches_the_witness(t
 
 
 def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSystem) -> None:
-    """Turn 3 by single passes, with a Set card and a Normal Summon on the way: 19 steps; the shortest
-    play is 5 (found and proved by the bounded search, two phase ends per step), and the shrinker gets there."""
+    """Turn 3 by single passes, with a Set card and a Normal Summon on the way (and the two passes of the
+    response window the summon opens): 21 steps; the shortest play is 5 (found and proved by the bounded
+    search, two phase ends per step), and the shrinker gets there."""
     passes = [("pass", {"choice": NO_CHOICE})]
     end_main_1 = [("pass", {"choice": NO_CHOICE}), ("pass", {"choice": TO_END})]
     detours = [("set_spell_trap", {"kind": 0, "eff": 0}), ("normal_summon", {"atk": 10, "defv": 10})]
-    turn_1 = passes * 4 + detours + end_main_1 + passes * 2  # Draw, Standby, Main 1, End: 10 steps
+    window = passes * 2  # 6.3: the summon's response window, passed by both
+    turn_1 = passes * 4 + detours + window + end_main_1 + passes * 2  # Draw, Standby, Main 1, End: 12 steps
     turn_2 = [("normal_draw", {})] + passes * 4 + end_main_1 + passes * 2  # 9 steps
     s = ts.init()
     steps = [Step("init", {}, s)]
@@ -310,7 +320,7 @@ def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSys
         assert out.ok and out.state is not None, (name, out.reason)
         s = out.state
         steps.append(Step(name, params, s))
-    assert s.g("turn") == 3 and len(steps) - 1 == 19
+    assert s.g("turn") == 3 and len(steps) - 1 == 21
     turn_3 = BY_NAME["reach-turn-3"].checks[0]
     short = shrink(ts, turn_3, Trace(steps))
     assert len(short) == 5 and short.steps[-1].state.g("turn") == 3

@@ -1034,9 +1034,9 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
-    """Priority not given to the turn player at the hand-limit discard (write:pass:35): `well-formed`."""
+    """Priority not given to the turn player at the hand-limit discard (write:pass:39): `well-formed`."""
     play = played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
-    r = _caught("write:pass:35", "well-formed", play)
+    r = _caught("write:pass:39", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 
 

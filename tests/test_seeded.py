@@ -189,7 +189,9 @@ def test_a_duel_ended_mid_chain_needs_the_far_search_one_step_deeper() -> None:
     from duelcheck.model.cards import Phase
 
     assert mu.FAR_LAST == mu.FAR_DEPTH + 1 == 7
-    rules = Rules(deck_size=6)  # the second player's first draw takes the last card: a play of 7 steps
+    # the second player's first draw takes the last card: a play of 7 steps; a draw card activated with an empty
+    # deck (the older reading, draw_needs_deck = false) is what ends the duel mid-chain here
+    rules = Rules(deck_size=6, draw_needs_deck=False)
     ts = TransitionSystem(rules)
     play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
     m = mu.mutant_by_id("drop:resolve:0")

@@ -60,8 +60,18 @@ def test_a_cost_equal_to_the_lp_is_paid_and_ends_the_duel_on_both_sides() -> Non
     rules since that finding (the duel then ends at once); before, this run found `engine-allows activate`."""
     rules = Rules(starting_lp=1000)
     report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 12, 4, 1, cards.mixed_deck)  # type: ignore[arg-type, return-value]
-    assert {f.kind for f in report.findings} <= {"engine-window"}, report.text()  # F1 alone
+    assert report.findings == [], report.text()
     assert report.duels_won > 0 and report.exercised.get("activate", 0) > 0
+
+
+def test_the_response_window_and_the_draw_check_agree_with_the_engine() -> None:
+    """docs/engine-findings.md, F1 and F4: with Spells and Traps dealt the engine asks the opponent after the
+    turn player's summon, Set or resolved chain (the response window, a compared decision now), and offers no
+    draw card with an empty deck; before the fixes these plays found `engine-window` and `engine-forbids`."""
+    rules = Rules(deck_size=10)
+    report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 40, 12, 1, cards.mixed_deck)  # type: ignore[arg-type, return-value]
+    assert report.findings == [], report.text()
+    assert report.duels_won > 0 and report.exercised.get("resolve", 0) > 0
 
 
 def test_the_same_command_gives_the_same_report(tmp_path: Path) -> None:

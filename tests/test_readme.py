@@ -50,3 +50,24 @@ def test_every_readme_example_runs_in_order(tmp_path: Path) -> None:
             assert "Traceback" not in proc.stdout + proc.stderr, line
             ran += 1
     assert ran >= 10
+
+
+def test_the_library_example_runs_from_the_checkout_root() -> None:
+    """A script at the root of a checkout imports the `duelcheck` folder there, not the installed copy: the
+    package still finds its subpackages kept at the top level (model/, properties/, engines/,
+    counterexamples/). The installed copy's own mapping (an editable install's finder) is taken away first,
+    so that only the checkout answers, as it does beside a non-editable install."""
+    root = Path(__file__).resolve().parent.parent
+    script = (
+        "import sys\n"
+        "sys.meta_path = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
+        "import duelcheck\n"
+        "report = duelcheck.check(properties=['main2-only-after-battle'], depth=3)\n"
+        "import duelcheck.model.rules as rules\n"
+        "print(report.results[0].verdict, rules.__file__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    verdict, path = out.stdout.split()
+    assert verdict == "holds" and Path(path) == root / "model" / "rules.py"

@@ -220,6 +220,13 @@ def require_open_main(s: State, n: Builder) -> None:
     n.require(k.not_(s.g("attacking")), "6.3.3: no attack is in progress in a Main Phase")
 
 
+def open_game_state_phase(s: State) -> Val:
+    """A Main Phase, or the Battle Step with no attack going on: where the turn player acts at will (6.3.3,
+    6.3.4.2), and where a response window can open."""
+    k = s.k
+    return k.or_(s.is_phase(*MAIN_PHASES), k.and_(s.g("phase") == Phase.BATTLE_STEP, k.not_(s.g("attacking"))))
+
+
 def open_window(n: Builder) -> None:
     """6.3 (the response window, `response_window`): after the turn player's summon, Set or change of battle
     position, or once a chain has resolved, in their Main Phase or Battle Step, the turn player holds priority
@@ -1179,8 +1186,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         n.set("at_decl", False)
         n.set("prio", s.tp)
         n.set("passed", False)
-        battle_step = k.and_(n.g("phase") == Phase.BATTLE_STEP, k.not_(n.g("attacking")))
-        with n.when(k.and_(k.or_(n.is_phase(*MAIN_PHASES), battle_step), n.g("winner") == 0)):
+        with n.when(k.and_(open_game_state_phase(n), n.g("winner") == 0)):
             open_window(n)
 
 

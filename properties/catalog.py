@@ -50,6 +50,7 @@ from duelcheck.model.rules import (
     Params,
     draw_pending,
     main1_ends,
+    open_game_state_phase,
     speed,
     winner_if_loses,
 )
@@ -207,7 +208,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             s.g("window"),
             k.and_(
                 r.response_window,
-                k.or_(s.is_phase(*MAIN_PHASES), k.and_(ph == Phase.BATTLE_STEP, k.not_(s.g("attacking")))),
+                open_game_state_phase(s),
                 length == 0,
                 k.not_(s.g("resolving")),
                 k.not_(s.g("discarding")),

@@ -19,6 +19,7 @@ from typing import Any
 
 from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, Effect, Kind, MonsterEffect, Pending, Phase
 from duelcheck.model.kit import Val
+from duelcheck.model.rules import open_game_state_phase
 from duelcheck.model.state import FieldSpec, Key, State
 from duelcheck.properties.catalog import ActionView, battle_chosen, link_takes_effect, main1_would_begin, new_link
 from duelcheck.rules import Rules
@@ -67,12 +68,17 @@ def _attacks(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return _bump(s, old, declared, 3)
 
 
+def _declined(s: State, a: ActionView) -> Val:
+    """An optional triggered effect declined: no action between two passes (it adds no link)."""
+    return s.k.and_(a.is_("trigger"), s.k.not_(a.p("pos")))
+
+
 def _passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # seed 000: 1 just after a pass with the chain open that did not start its resolution (the next pass, the
     # other player's, is the second in succession), else 0; an optional trigger declined is no action between
     # the passes (it adds no link), any other action is
     k = s.k
-    declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
+    declined = _declined(s, a)
     first = k.and_(a.is_("pass"), s.g("chain_len") > 0, s.g("h_passes") == 0)
     return k.ite(first, 1, k.ite(declined, s.g("h_passes"), 0, w=2), w=2)
 
@@ -90,7 +96,7 @@ def _empty_passes(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Va
     # (an optional trigger declined is no action between the passes, as for `h_passes`)
     k = s.k
     first = k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 0)
-    declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
+    declined = _declined(s, a)
     return k.ite(first, 1, k.ite(declined, s.g("h_empty_passes"), 0, w=2), w=2)
 
 
@@ -99,14 +105,12 @@ def _window(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # link resolved leaving the duel in a Main Phase or in the Battle Step with no attack, until the next action
     # other than the first pass or a declined optional trigger (which is no action); 0 without the knob
     k = s.k
-    placed = k.or_(*(a.is_(name) for name in ("normal_summon", "set_monster", "flip_summon", "set_spell_trap")))
-    battle_step = k.and_(t.g("phase") == Phase.BATTLE_STEP, k.not_(t.g("attacking")))
-    open_after = k.and_(k.or_(t.is_phase(Phase.MAIN1, Phase.MAIN2), battle_step), t.g("winner") == 0)
-    resolved = k.and_(a.is_("resolve"), t.g("chain_len") == 0, open_after)
+    acts = ("normal_summon", "set_monster", "flip_summon", "change_position", "set_spell_trap")
+    placed = k.or_(*(a.is_(name) for name in acts))
+    resolved = k.and_(a.is_("resolve"), t.g("chain_len") == 0, open_game_state_phase(t), t.g("winner") == 0)
     first = k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 0)
-    declined = k.and_(a.is_("trigger"), k.not_(a.p("pos")))
-    stays = k.and_(s.g("h_window") == 1, k.or_(first, declined))
-    opens = k.or_(placed, a.is_("change_position"), resolved, stays)
+    stays = k.and_(s.g("h_window") == 1, k.or_(first, _declined(s, a)))
+    opens = k.or_(placed, resolved, stays)
     return k.ite(k.and_(s.r.response_window, opens), 1, 0, w=2)
 
 

@@ -143,6 +143,11 @@ class ModelEngine:
         action; the rules let the turn player act first or pass: the turn player's pass is taken here."""
         if not s.g("window") or not self._open(s):
             return None
+        return self._other_can_act_after_pass(s)
+
+    def _other_can_act_after_pass(self, s: State) -> State | None:
+        """The state after the pass of the player holding priority in `s`, when the other player can do
+        something there besides passing; else None."""
         got = self.ts.apply(s, "pass", {"choice": 0})
         if not got.ok or got.state is None:
             return None
@@ -226,14 +231,7 @@ class ModelEngine:
         """An engine's end of a phase is the turn player's pass, then the opponent's last chance to act: when
         the opponent can act after the first pass, the step stops there (the choice of where the turn goes is
         kept for the opponent's pass, which the rules take as the second pass)."""
-        first = self.ts.apply(self.state, "pass", {"choice": 0})
-        if not first.ok or first.state is None or self.state.g("chain_len"):
-            return False
-        saved = self.state
-        self.state = first.state
-        acts = [a for a in self.offers() if a["action"] != "pass"]
-        self.state = saved
-        if not acts:
+        if self.state.g("chain_len") or self._other_can_act_after_pass(self.state) is None:
             return False
         self._step("pass", {"choice": 0})
         self.then = entry.get("then")

@@ -118,7 +118,6 @@ class Ygopro:
         self.ending = False  # the turn player asked to end the phase (to the Battle or End Phase)
         self.attack_open = False  # an attack is being declared (MSG_ATTACK until the Damage Step or its negation)
         self.links: dict[int, int] = {}  # the chain's links: link number -> the code of the card activated
-        self.windows: list[dict[str, Any]] = []  # the Main Phase windows passed here, since the last observation
 
     # -- setting up ------------------------------------------------------------------------------------
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
@@ -174,7 +173,7 @@ class Ygopro:
 
             self.clock_ts = TransitionSystem(r, NoHistory())
             self.clock = self.clock_ts.init()
-        self.step, self.chain, self.ending, self.windows, self.attack_open = None, 0, False, [], False
+        self.step, self.chain, self.ending, self.attack_open = None, 0, False, False
         self.timing = 0
         self.links = {}
         lib.start(options | (master_rule << 16))
@@ -280,13 +279,9 @@ class Ygopro:
                 # change of position, or after a chain resolved: 6.3, the rules' `response_window`). The
                 # opponent's chance is a decision, as in the rules (the turn player passes priority to them);
                 # the turn player's own chance comes first in the core and offers nothing their next idle
-                # command does not: passed here, and told in the next observation.
+                # command does not: passed here.
                 if f["player"] != self.turn_player:
                     return False
-                offers = [self._activation(c) for c in f["chains"]]
-                self.windows.append(
-                    {"player": f["player"], "phase": self._phase_word() or PHASE_WORD[self.phase], "offers": offers}
-                )
                 lib.respond_int(-1)
                 return True
             if self.last_pass.get(f["player"]) == self._moment() and not any(c["forced"] for c in f["chains"]):
@@ -652,8 +647,6 @@ class Ygopro:
         phase = self._phase_word()
         if self.winner is None and phase is not None:  # where a duel ended, or which timing, is not shown
             out["phase"] = phase
-        if self.windows:
-            out["engine_windows"], self.windows = self.windows, []
         return out
 
     def _phase_word(self) -> str | None:

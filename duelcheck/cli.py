@@ -823,6 +823,26 @@ def _replay_one(play_file: Path, rules: Any, fmt: str) -> None:
     default=None,
     help="Processes playing the plays, each with its own engine (default: the cores, at most 2).",
 )
+@click.option(
+    "--guided/--no-guided",
+    default=True,
+    show_default=True,
+    help="Also play, before the random plays, the solver's play to each aim (docs/engines.md, guided plays).",
+)
+@click.option(
+    "--aim",
+    "aims",
+    multiple=True,
+    metavar="EXPR",
+    help="Aim the guided plays here instead: a state in the --where language of `duelcheck boards` (repeatable).",
+)
+@click.option(
+    "--aim-depth",
+    type=click.IntRange(1, 40),
+    default=None,
+    help="Steps of the longest guided play the solver looks for (default 14).",
+)
+@click.option("--no-cache", is_flag=True, help="Search the guided plays again, not from the cache.")
 @click.option("--quiet", is_flag=True, help="No progress on stderr.")
 @_guard
 def difftest_cmd(
@@ -838,19 +858,33 @@ def difftest_cmd(
     fmt: str,
     timeout: float,
     workers: int | None,
+    guided: bool,
+    aims: tuple[str, ...],
+    aim_depth: int | None,
+    no_cache: bool,
     quiet: bool,
 ) -> None:
-    """Compare the rules with a real engine over seeded plays: the actions each offers at every decision
-    (both ways) and the state after every action; each disagreement shrunk, grouped and written as a log.
-    Exit 0: no disagreement; 1: disagreements; 2: bad input; 4: the engine failed."""
+    """Compare the rules with a real engine over plays aimed by the solver at rare situations, then seeded
+    random plays: the actions each offers at every decision (both ways) and the state after every action;
+    each disagreement shrunk, grouped and written as a log.
+    Exit 0: no disagreement; 1: disagreements; 2: bad input; 3: the solver left an aim open; 4: the engine
+    failed."""
     import os
 
     from duelcheck.adapters import cards
     from duelcheck.adapters.jsonlines import EngineError, Unsupported
     from duelcheck.difftest import difftest, open_engine, write_findings
+    from duelcheck.engines.boards import parse_where
     from duelcheck.rules import load_rules
 
     rules = load_rules(rules_file)
+    if aims and not guided:
+        raise InputError("--aim: the aims are guided plays; drop --no-guided")
+    for expr in aims:  # a malformed aim stops the run before any search
+        try:
+            parse_where(expr, rules)
+        except InputError as exc:
+            raise InputError(f"--aim {expr!r}: {exc}") from None
     engines, name = open_engine(engine_spec, rules, ocgcore, timeout)
     if out is not None:
         try:
@@ -875,9 +909,25 @@ def difftest_cmd(
         raise InputError(f"--engine {engine_spec}: {name} cannot play under these rules: {exc}") from None
     except EngineError as exc:
         _die(f"duelcheck: the engine failed to start: {exc}", EXIT_INTERNAL)
+    found = []
+    if guided:
+        from duelcheck.engines import guided as aimed
+        from duelcheck.engines.cache import default_cache_dir
+
+        tell = (lambda text: click.echo(f"  guided plays: {text}", err=True)) if not quiet else None
+        found = aimed.find(
+            rules,
+            cards.dealable,
+            aims,
+            aim_depth or aimed.DEPTH,
+            progress=tell,
+            cache=None if no_cache else default_cache_dir(),
+        )
     try:
         procs = workers if workers is not None else min(2, os.cpu_count() or 1)
-        report = difftest(engines, name, rules, plays, turns, seed, cards.DEALERS[decks], progress, workers=procs)
+        report = difftest(
+            engines, name, rules, plays, turns, seed, cards.DEALERS[decks], progress, workers=procs, aims=found
+        )
     finally:
         engines.drop()
     if out is not None:

@@ -20,6 +20,7 @@ the same report: the plays depend on the seed alone, never on time.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Callable, Iterable
@@ -72,6 +73,8 @@ class Play:
     decks: list[list[dict[str, Any]]]
     choices: list[dict[str, Any]]
     turns: int
+    aim: str | None = None  # a guided play's aim (engines/guided.py), followed while the rules allow
+    guide: list[dict[Any, Any]] | None = None  # the game states of the solver's play to the aim, in order
 
 
 @dataclass
@@ -83,6 +86,7 @@ class PlayOutcome:
     offers_compared: int = 0
     exercised: dict[str, int] = field(default_factory=dict)  # the rules' steps taken, by action (forced ones too)
     won: bool = False
+    reached: bool = False  # a guided play: both sides went through the solver's play to its aim
 
 
 @dataclass
@@ -125,13 +129,18 @@ class DiffReport:
     exercised: dict[str, int] = field(default_factory=dict)
     duels_won: int = 0
     findings: list[Finding] = field(default_factory=list)
+    aims: list[Any] = field(default_factory=list)  # engines/guided.py `Aim`s: the guided plays' aims
+    reached: dict[str, bool] = field(default_factory=dict)  # aim -> its guided play went all the way to it
 
     @property
     def exit_code(self) -> int:
-        """4 when the engine failed, else 1 when a disagreement was found, else 0."""
+        """4 when the engine failed, else 1 when a disagreement was found, else 3 when the solver left an aim
+        open (`unknown`: the guided plays are not all there), else 0."""
         if any(f.kind == "engine-failure" for f in self.findings):
             return 4
-        return 1 if self.findings else 0
+        if self.findings:
+            return 1
+        return 3 if any(a.status == "unknown" for a in self.aims) else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,18 +155,32 @@ class DiffReport:
             "offers_compared": self.offers_compared,
             "rules_steps": dict(sorted(self.exercised.items())),
             "duels_won": self.duels_won,
+            "guided_plays": [{**a.to_json(), "reached": self.reached.get(a.name, False)} for a in self.aims],
             "disagreements": sum(f.count for f in self.findings),
             "findings": [f.to_json() for f in self.findings],
         }
 
     def text(self) -> str:
         lines = [
-            f"difftest against {self.engine}: {self.plays} plays of up to {self.turns} turns, seed {self.seed}",
+            f"difftest against {self.engine}: "
+            + (f"{len(self.reached)} guided plays, then " if self.reached else "")
+            + f"{self.plays} plays of up to {self.turns} turns, seed {self.seed}",
             f"{self.decisions} decisions compared, {self.offers_compared} offered actions compared, "
             f"{self.steps} actions taken; the rules took "
             + ", ".join(f"{n} {k}" for k, n in sorted(self.exercised.items()))
             + f"; {self.duels_won} duels won",
         ]
+        if self.aims:
+            found = [a for a in self.aims if a.status == "found"]
+            reached = [a.name for a in found if self.reached.get(a.name)]
+            missed = [a.name for a in found if not self.reached.get(a.name)]
+            others = [f"{a.name} ({a.status})" for a in self.aims if a.status != "found"]
+            lines.append(
+                f"guided plays: {len(found)} of {len(self.aims)} aims have a play within the bound; "
+                f"{len(reached)} reached on both sides"
+                + (f"; left the solver's play before its aim: {', '.join(missed)}" if missed else "")
+                + (f"; no play: {', '.join(others)}" if others else "")
+            )
         if not self.findings:
             lines.append("no disagreement")
         for i, f in enumerate(self.findings, 1):
@@ -245,6 +268,8 @@ def run_play(
     out = PlayOutcome(play, [])
     since = 0
     last_clause = "6.3"
+    at = _guide_at(model, play.guide) if play.guide else 0  # the steps nobody chose at the start
+    out.reached = bool(play.guide) and at == len(play.guide or ()) - 1
     for _ in range(100_000):
         mo = {key(a): a for a in model.offers()}
         eo = {key(a): a for a in engine.offers()}
@@ -307,7 +332,13 @@ def run_play(
             if not common:
                 break
             assert rng is not None
-            choice = mo[rng.choice(common)]
+            followed = _follow(model, [mo[k] for k in common], play.guide, at) if play.guide else None
+            if followed is not None:
+                choice, at = followed
+                out.reached = at == len(play.guide or ()) - 1
+            else:
+                play.guide = None  # the rules and the engine left the solver's play: random from here
+                choice = mo[rng.choice(common)]
         taken.append(choice)
         since = len(model.steps)
         out.steps += 1
@@ -328,6 +359,64 @@ def run_play(
         out.exercised[name] = out.exercised.get(name, 0) + 1
     out.won = model.over()
     return out
+
+
+def _guide_at(model: ModelEngine, guide: list[dict[Any, Any]], at: int = 0, since: int = 1) -> int:
+    """How far along the solver's play the rules' steps from `since` on go: the index of the last state of the
+    play met, in order, from `at` on. The rules' steps and the solver's need not be one for one (a step of
+    several phases at once, the steps an engine takes by itself): the solver's states met in order count."""
+    for _, _, st in model.steps[since:]:
+        now = _game(model, st)
+        at = next((j for j in range(at + 1, len(guide)) if guide[j] == now), at)
+    return at
+
+
+def _game(model: ModelEngine, state: Any) -> dict[Any, Any]:
+    return {k: state.v[k] for k in model.ts.keys}
+
+
+CLOCK = ("turn", "phase", "prio", "passed", "window")  # the cells that say where the duel is, not what is there
+
+
+def _clock(state: dict[Any, Any]) -> tuple[int, int]:
+    return int(state[("turn",)]), int(state[("phase",)])
+
+
+def _on_the_way(now: dict[Any, Any], guide: list[dict[Any, Any]], at: int) -> bool:
+    """`now` is between the solver's states `at` and `at + 1`: later in time than the first and not later than
+    the second, and every other cell as in one of them: the rules went through a phase the solver's play
+    jumped over (a step of several phases at once)."""
+    here, there = guide[at], guide[at + 1]
+    between = all(now[k] in (v, there[k]) for k, v in here.items() if k[0] not in CLOCK)
+    return between and _clock(here) < _clock(now) <= _clock(there)
+
+
+def _follow(
+    model: ModelEngine, offered: list[dict[str, Any]], guide: list[dict[Any, Any]] | None, at: int
+) -> tuple[dict[str, Any], int] | None:
+    """The offered action that goes furthest along the solver's play, and how far (the first such in the
+    offers' order): the furthest state of the play it meets, else the furthest in time it goes towards the
+    play's next state with nothing else changed; None when none does (or the play has been gone through)."""
+    if guide is None or at + 1 >= len(guide):
+        return None
+    best: tuple[dict[str, Any], int] | None = None
+    best_score = (at, _clock(_game(model, model.state)))
+    for action in offered:
+        probe = model.fork()
+        before = len(probe.steps)
+        if isinstance(probe.apply(action), str):
+            continue
+        j = _guide_at(probe, guide, at, before)
+        now = _game(probe, probe.state)
+        if j > at:
+            score = (j, (0, 0))
+        elif _on_the_way(now, guide, at):
+            score = (at, _clock(now))
+        else:
+            continue
+        if score > best_score:
+            best, best_score = (action, j), score
+    return best
 
 
 def _engine_stopped_earlier(
@@ -504,24 +593,54 @@ def _one_play(
     seed: int,
     dealer: Callable[[random.Random, int], list[dict[str, Any]]],
     model: ModelEngine,
+    guided: list[Play] | None = None,
 ) -> PlayOutcome:
-    """Play number `i` of a run (its decks and choices come from the run's seed and `i` alone)."""
+    """Play number `i` of a run: the guided plays first (`guided`), then the random ones (the decks and choices
+    of random play `j` come from the run's seed and `j` alone)."""
     from duelcheck.adapters.jsonlines import EngineError
     from duelcheck.adapters.ocgcore import EngineFailure
 
-    play_seed = seed * 1_000_003 + i
-    play = Play(play_seed, deal_decks(play_seed, rules, dealer), [], turns)
+    guided = guided or []
+    if i < len(guided):
+        g = guided[i]
+        play = Play(g.seed, g.decks, [], g.turns, g.aim, list(g.guide or ()))
+        rng = random.Random(f"guided:{g.aim}")
+    else:
+        play_seed = seed * 1_000_003 + i - len(guided)
+        play = Play(play_seed, deal_decks(play_seed, rules, dealer), [], turns)
+        rng = random.Random(f"play:{play_seed}")
     try:
-        return run_play(engines.get, rules, play, random.Random(f"play:{play_seed}"), model=model)
+        return run_play(engines.get, rules, play, rng, model=model)
     except (EngineError, EngineFailure) as exc:
         engines.drop()
         return PlayOutcome(play, [Disagreement("engine-failure", "engine", "-", str(exc), len(play.choices))])
 
 
+def _one_card(dealer: Callable[[random.Random, int], list[dict[str, Any]]], rng: random.Random) -> dict[str, Any]:
+    return dealer(rng, 1)[0]
+
+
+def guided_plays(
+    aims: list[Any], rules: Rules, turns: int, dealer: Callable[[random.Random, int], list[dict[str, Any]]]
+) -> list[Play]:
+    """A play for each aim the solver found a play to (engines/guided.py): the decks stacked so that each
+    card the solver's play plays is in the hand in time (the rest dealt by `dealer`, seeded by the aim's
+    name), the solver's states to follow, and the run's turns (or the play's own, when longer)."""
+    from duelcheck.adapters.cards import stacked_deck
+
+    out = []
+    for n, aim in enumerate(a for a in aims if a.log is not None):
+        rng = random.Random(f"guided-decks:{aim.name}")
+        decks = [stacked_deck(aim.log, p, rules, functools.partial(_one_card, dealer, rng)) for p in (0, 1)]
+        last_turn = max(int(st.get(("turn",), 0)) for st in aim.states) if aim.states else 1
+        out.append(Play(-1 - n, decks, [], max(turns, last_turn), aim.name, aim.states))
+    return out
+
+
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_start(spawn: Spawn, rules: Rules, dealer: Any) -> None:
+def _worker_start(spawn: Spawn, rules: Rules, dealer: Any, guided: list[Play]) -> None:
     from duelcheck.adapters.jsonlines import ExecAdapter
 
     argv, mapping, timeout, cwd = spawn
@@ -529,12 +648,13 @@ def _worker_start(spawn: Spawn, rules: Rules, dealer: Any) -> None:
     _WORKER["model"] = ModelEngine(rules)
     _WORKER["rules"] = rules
     _WORKER["dealer"] = dealer
+    _WORKER["guided"] = guided
 
 
 def _worker_play(job: tuple[int, int, int]) -> PlayOutcome:
     i, turns, seed = job
     w = _WORKER
-    return _one_play(w["engines"], w["rules"], i, turns, seed, w["dealer"], w["model"])
+    return _one_play(w["engines"], w["rules"], i, turns, seed, w["dealer"], w["model"], w["guided"])
 
 
 def _parallel(
@@ -546,18 +666,20 @@ def _parallel(
     dealer: Any,
     workers: int,
     progress: Callable[[int, int, int], None] | None,
+    guided: list[Play],
 ) -> list[PlayOutcome]:
     """The plays, in order, played by `workers` processes (each with an engine process of its own)."""
     from concurrent.futures import ProcessPoolExecutor
 
     out: list[PlayOutcome] = []
     seen: set[tuple[str, str, str]] = set()
-    with ProcessPoolExecutor(workers, initializer=_worker_start, initargs=(spawn, rules, dealer)) as pool:
-        for outcome in pool.map(_worker_play, [(i, turns, seed) for i in range(plays)], chunksize=8):
+    with ProcessPoolExecutor(workers, initializer=_worker_start, initargs=(spawn, rules, dealer, guided)) as pool:
+        jobs = [(i, turns, seed) for i in range(len(guided) + plays)]
+        for outcome in pool.map(_worker_play, jobs, chunksize=8):
             out.append(outcome)
             seen.update(d.group for d in outcome.disagreements)
             if progress is not None:
-                progress(len(out), plays, len(seen))
+                progress(len(out), len(jobs), len(seen))
     return out
 
 
@@ -572,24 +694,30 @@ def difftest(
     progress: Callable[[int, int, int], None] | None = None,
     shrink_budget: int = 60,
     workers: int = 1,
+    aims: list[Any] | None = None,
 ) -> DiffReport:
-    """Run `plays` seeded plays; group, shrink and report the disagreements. An engine that fails (crashes,
+    """Run a guided play for each of the `aims` the solver found a play to (engines/guided.py `find`), then
+    `plays` seeded random plays; group, shrink and report the disagreements. An engine that fails (crashes,
     hangs, breaks the protocol) ends its play with an `engine-failure` finding, and is started again. With
     `workers` > 1 (and an engine in a process of its own) the plays are played by that many processes, each
-    with its own engine; each play depends on its seed alone, so the report is the same."""
+    with its own engine; each play depends on its seed (or its aim) alone, so the report is the same."""
     from duelcheck.adapters.jsonlines import EngineError
     from duelcheck.adapters.ocgcore import EngineFailure
 
-    report = DiffReport(engine_name, rules, plays, turns, seed)
+    report = DiffReport(engine_name, rules, plays, turns, seed, aims=list(aims or []))
+    guided = guided_plays(report.aims, rules, turns, dealer)
+    total = len(guided) + plays
     groups: dict[tuple[str, str, str], Finding] = {}
     first: dict[tuple[str, str, str], Play] = {}
     outcomes: Iterable[PlayOutcome]
-    if workers > 1 and plays > 1 and engines.spawn is not None:
-        outcomes = _parallel(engines.spawn, rules, plays, turns, seed, dealer, workers, progress)
+    if workers > 1 and total > 1 and engines.spawn is not None:
+        outcomes = _parallel(engines.spawn, rules, plays, turns, seed, dealer, workers, progress, guided)
     else:
         model = ModelEngine(rules)
-        outcomes = (_one_play(engines, rules, i, turns, seed, dealer, model) for i in range(plays))
+        outcomes = (_one_play(engines, rules, i, turns, seed, dealer, model, guided) for i in range(total))
     for i, outcome in enumerate(outcomes):
+        if outcome.play.aim is not None:
+            report.reached[outcome.play.aim] = outcome.reached
         play = outcome.play
         report.decisions += outcome.decisions
         report.steps += outcome.steps
@@ -605,7 +733,7 @@ def difftest(
             groups[g].count += 1
             groups[g].plays.append(i)
         if progress is not None and not (workers > 1 and engines.spawn is not None):
-            progress(i + 1, plays, len(groups))
+            progress(i + 1, total, len(groups))
     for g, finding in groups.items():
         if finding.kind == "engine-failure":
             finding.shortest = first[g]

@@ -261,6 +261,18 @@ def difftest_html(report: Any, title: str = "duelcheck difftest report") -> str:
             f"the log's last steps:</p>{steps}</section>"
         )
     exercised = ", ".join(f"{n} <code>{escape(k)}</code>" for k, n in data["rules_steps"].items())
+    aimed = ""
+    if data["guided_plays"]:
+        rows = "".join(
+            f"<tr><td><code>{escape(g['aim'])}</code></td><td>{escape(g['clause'])}</td><td>{escape(g['what'])}</td>"
+            f"<td>{escape(g['status'])}</td><td>{'yes' if g['reached'] else 'no'}</td></tr>"
+            for g in data["guided_plays"]
+        )
+        aimed = (
+            '<section id="guided"><h2>Guided plays</h2><p>The solver\'s shortest play to each aim, played on both '
+            "sides before the random plays.</p><table><tr><th>aim</th><th>clause</th><th>what</th>"
+            f"<th>solver</th><th>reached on both sides</th></tr>{rows}</table></section>"
+        )
     body = (
         f"<h1>{escape(title)}</h1>"
         f'<p class="meta">duelcheck {escape(__version__)} against {escape(report.engine)}: {report.plays} plays '
@@ -270,7 +282,8 @@ def difftest_html(report: Any, title: str = "duelcheck difftest report") -> str:
         f"{report.steps} actions taken; {data['disagreements']} disagreements in {len(report.findings)} "
         f"findings; {report.duels_won} duels won.</p><p>The rules' steps in these plays: {exercised}.</p>"
         "</section>"
-        '<section id="findings"><h2>Findings</h2>'
+        + aimed
+        + '<section id="findings"><h2>Findings</h2>'
         + ("".join(findings) or "<p>No disagreement.</p>")
         + "</section>"
         + _rules_section(report.rules)

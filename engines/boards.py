@@ -77,7 +77,7 @@ from duelcheck.model.cards import (
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params, trigger_due
 from duelcheck.model.state import PARAMS, GuardMutant, MutationHook, State, action_body
-from duelcheck.model.system import Step, TransitionSystem
+from duelcheck.model.system import Step, SymStep, TransitionSystem
 from duelcheck.properties.catalog import Check, well_formed_facts
 from duelcheck.rules import Rules
 
@@ -728,8 +728,15 @@ class Goal:
 class _Defs:
     """The guard conjuncts of each action at each depth, as literals defined once in the solver session."""
 
-    def __init__(self, ts: TransitionSystem, u: Unrolling, session: Any, table: dict[str, ActionGuards]):
-        self.ts, self.u, self.session, self.table = ts, u, session, table
+    def __init__(
+        self,
+        ts: TransitionSystem,
+        u: Unrolling,
+        session: Any,
+        table: dict[str, ActionGuards],
+        steps: Callable[[Any], Any] | None = None,
+    ):
+        self.ts, self.u, self.session, self.table, self.steps = ts, u, session, table, steps
         self.done: dict[tuple[str, int], tuple[dict[str, Any], list[Any], Any]] = {}
 
     def at(self, action: str, d: int) -> tuple[dict[str, Any], list[Any], Any]:
@@ -749,6 +756,10 @@ class _Defs:
             lits.append(lit)
         domain = [PARAMS[name].domain(params[name]) for name in params]
         domain += expressible(self.ts.rules, action, params, state)
+        if self.steps is not None:  # the tested action meets the plays' step constraint too
+            every = {n: params[n] if n in params else PARAMS[n].z3var(f"@{action}@{d}~") for n in PARAMS}
+            code = z3.BitVecVal(self.ts.actions.index(ag.action), self.ts.act_width)
+            domain.append(self.steps(SymStep(code, every, state, state, z3.BoolVal(True))))
         self.done[key] = (params, lits, z3.And(*domain) if domain else z3.BoolVal(True))
         return self.done[key]
 
@@ -788,16 +799,19 @@ def search(
     solver: str = "auto",
     progress: Callable[[str], None] | None = None,
     start: Start = None,
+    steps: Callable[[SymStep], Any] | None = None,
 ) -> None:
     """Settle each goal: `found` at its minimal depth (its play and the tested action's parameters), or
     `not-found` up to `depth`, or `unknown` where the solver gave no answer. One session, deepening one step
     at a time; every question below a goal's depth was answered no, so its play is of minimal length.
-    `start`: where the plays start (engines/bmc.py `Unrolling`): the initial state by default."""
+    `start`: where the plays start (engines/bmc.py `Unrolling`): the initial state by default. `steps`: a
+    constraint every step of a play meets besides the rules (the cards an engine can be dealt, say): the
+    plays are then the shortest of those, and `not-found` says so of those alone."""
     tell = progress or (lambda text: None)
     t0 = time.perf_counter()
     u = Unrolling(ts, start)
     session = open_session(solver)
-    defs = _Defs(ts, u, session, table)
+    defs = _Defs(ts, u, session, table, steps)
     pending = set(range(len(goals)))
 
     def found(i: int, d: int, trace: Trace, values: dict[str, Any]) -> None:
@@ -819,6 +833,10 @@ def search(
             if d > 0:
                 u.extend(d)
                 session.add(u.constraints[d])
+                if steps is not None:
+                    step = u.steps[d]
+                    assert step is not None
+                    session.add(steps(step))
             tell(f"depth {d} of {depth}: {len(pending)} boards to find ({time.perf_counter() - t0:.0f} s)")
             if not deepen_once(ts, session, u, d, pending, target, found, wanted=defs.wanted, name="board"):
                 for i in pending:
@@ -915,7 +933,7 @@ def deep_search(
         pending = [g for g in goals if g.status == "not-found"]
         if not pending:
             return
-        fresh = {g.name: _board_play(g) for g in goals if g.status == "found"}
+        fresh = {g.name: board_play(g) for g in goals if g.status == "found"}
         if not walks and r and not set(fresh) - done:
             continue  # the last round found nothing new to start from
         # the boards found in the last round are plays of their own: the next round goes on from their states
@@ -949,7 +967,7 @@ def deep_search(
             one_round(pending, starts, how, "the plays to the suite's witnesses")
             searched += len(starts)
         # and once more from the boards that round found (a replay's legal board is where a pass must wait)
-        fresh = {g.name: _board_play(g) for g in goals if g.status == "found" and g.name not in done}
+        fresh = {g.name: board_play(g) for g in goals if g.status == "found" and g.name not in done}
         pending = [g for g in goals if g.status == "not-found"]
         starts, how = play_states(ts, fresh) if fresh and pending else ([], [])
         if starts:
@@ -973,7 +991,7 @@ def deep_search(
             g.note = f"{g.note}; {beyond}" if g.note else beyond
 
 
-def _board_play(g: Goal) -> list[tuple[str, dict[str, int]]]:
+def board_play(g: Goal) -> list[tuple[str, dict[str, int]]]:
     """The play to a board found, and for a legal board its action too: the states after it are starts."""
     play = [(a, dict(p)) for a, p, _ in g.steps[1:]]
     return [*play, (g.action, dict(g.params))] if g.kind == "legal" and g.action is not None else play

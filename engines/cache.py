@@ -48,8 +48,12 @@ def _model_digest() -> str:
 
 
 class ProofCache:
-    def __init__(self, folder: Path):
-        self.folder = folder / "proofs"
+    """Proofs under `folder`/proofs; with another `sub` and `field`, other answers of the same dependence (an
+    entry is read only when it holds a list under `field`)."""
+
+    def __init__(self, folder: Path, sub: str = "proofs", field: str = "proved"):
+        self.folder = folder / sub
+        self.field = field
 
     def key(self, rules: Any, props: list[Any]) -> str:
         h = hashlib.sha256(_model_digest().encode())
@@ -62,7 +66,7 @@ class ProofCache:
             data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        return data if isinstance(data, dict) and isinstance(data.get("proved"), list) else None
+        return data if isinstance(data, dict) and isinstance(data.get(self.field), list) else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         try:

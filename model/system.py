@@ -66,6 +66,17 @@ class SymStep:
     relation: Any  # the transition constraint
 
 
+class NoHistory:
+    """No history beside the game state: for what reads the game alone (difftest, the
+    guided plays' search): the property layer's history (properties/history.py) would only cost time there."""
+
+    def fields(self) -> tuple[Any, ...]:
+        return ()
+
+    def advance(self, pre: State, act: Any, params: dict[str, Any], symbolic: bool, post: State) -> dict[Any, Any]:
+        return {}
+
+
 class TransitionSystem:
     def __init__(self, rules: Rules, history: Any = None):
         """`history`: the property layer's history (properties/history.py) that every step carries along

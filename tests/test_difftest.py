@@ -172,6 +172,52 @@ def test_the_model_engine_in_a_child_process_agrees_with_itself() -> None:
     assert report.findings == [] and report.decisions > 0
 
 
+class NoDirectAttack(ModelEngine):
+    """An engine bug a play must go into a Battle Step with a monster to show: no direct attack is offered."""
+
+    def offers(self) -> list[dict[str, Any]]:
+        return [a for a in super().offers() if not (a["action"] == "declare_attack" and a["target"] == "direct")]
+
+
+DAMAGE_START = "phase == damage_start"
+
+
+def test_a_guided_play_follows_the_solvers_play_to_its_aim_and_shows_a_bug_on_its_way(tmp_path: Path) -> None:
+    from duelcheck.engines import guided
+
+    rules = Rules()
+    aims = guided.find(rules, cards.dealable, (DAMAGE_START,), depth=9, cache=tmp_path)
+    assert [a.status for a in aims] == ["found"] and aims[0].log is not None
+    assert duelcheck.replay(aims[0].log).conforms  # the solver's play, certified, as a log that replays
+    assert guided.find(rules, cards.dealable, (DAMAGE_START,), depth=9, cache=tmp_path)[0].moves == aims[0].moves
+    assert guided.find(rules, cards.dealable, (DAMAGE_START,), depth=7)[0].status == "not-found"
+
+    def run(engine: type[ModelEngine]) -> Any:
+        holder = EngineProcess(lambda: engine(rules))
+        return difftest(holder, engine.__name__, rules, 0, 2, 1, cards.random_deck, shrink_budget=10, aims=aims)
+
+    same = run(ModelEngine)
+    assert same.findings == [] and same.reached == {aims[0].name: True} and same.exit_code == 0
+    assert same.to_json()["guided_plays"][0]["reached"] is True
+    broken = run(NoDirectAttack)  # the guided play alone (no random play) takes the monster to the Battle Step
+    assert ("engine-forbids", "declare_attack", "6.3.4.2") in [(f.kind, f.subject, f.clause) for f in broken.findings]
+    assert broken.reached == {aims[0].name: False}  # the engine does not offer the solver's next action
+    assert broken.to_json() == run(NoDirectAttack).to_json()
+
+
+def test_guided_plays_deal_only_cards_an_engine_is_given() -> None:
+    from duelcheck.engines import guided
+
+    rules = Rules()
+    aims = guided.find(rules, cards.dealable, ("chain_length == 2",), depth=12)
+    assert aims[0].status == "found" and aims[0].log is not None
+    for p in (0, 1):
+        for card in cards.stacked_deck(aims[0].log, p, rules):
+            cards.code_of(card, "deck")  # raises for a card the adapter cannot deal
+    played = [m for m, params in aims[0].moves if m == "activate" or m == "set_spell_trap"]
+    assert played, "a chain of two needs two activations"
+
+
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "duelcheck", *args], capture_output=True, text=True, cwd=cwd, timeout=300
@@ -189,6 +235,7 @@ def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_p
     )
     spec = f"exec:{sys.executable} -m duelcheck.adapters.serve engine:Twice"
     args = ("--plays", "3", "--turns", "2", "--out", "found", "--format", "json", "--report", "found/r.html")
+    args += ("--aim", DAMAGE_START, "--aim-depth", "9")
     run = _cli("difftest", "--engine", spec, *args, cwd=tmp_path)
     assert run.returncode == 1, run.stderr
     report = json.loads(run.stdout)
@@ -199,6 +246,7 @@ def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_p
     assert replayed.returncode == 1 and "6.3.5" in replayed.stdout
     page = (tmp_path / "found" / "r.html").read_text()
     assert "engine-allows" in page and "<code>normal_summon</code>" in page and "<script" not in page
+    assert [g["status"] for g in report["guided_plays"]] == ["found"] and 'id="guided"' in page
 
 
 @pytest.mark.parametrize(
@@ -207,6 +255,8 @@ def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_p
         (("--engine", "ygopro", "--ocgcore", "missing.so"), "missing.so: no such file"),
         (("--engine", "nonsense"), "expected ygopro, model or exec:"),
         (("--engine", "model", "--rules", "no-such-preset"), "no-such-preset"),
+        (("--engine", "model", "--aim", "phase == nowhere"), "--aim 'phase == nowhere'"),
+        (("--engine", "model", "--aim", "turn == 1", "--no-guided"), "drop --no-guided"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], words: str) -> None:

@@ -77,6 +77,7 @@ def test_the_response_window_and_the_draw_check_agree_with_the_engine() -> None:
 def test_the_same_command_gives_the_same_report(tmp_path: Path) -> None:
     def run() -> str:
         args = ["difftest", "--plays", "15", "--turns", "3", "--seed", "4", "--format", "json", "--quiet"]
+        args += ["--aim", "phase == damage_calculation", "--aim-depth", "10"]
         done = subprocess.run(
             [sys.executable, "-m", "duelcheck", *args], capture_output=True, text=True, cwd=tmp_path, timeout=600
         )
@@ -85,6 +86,7 @@ def test_the_same_command_gives_the_same_report(tmp_path: Path) -> None:
 
     first = run()
     assert json.loads(first)["decisions_compared"] > 0
+    assert [(g["status"], g["reached"]) for g in json.loads(first)["guided_plays"]] == [("found", True)]
     assert run() == first
 
 

@@ -21,6 +21,7 @@ Zone (Normal, Quick-Play and Continuous Spells; Normal, Continuous and Counter T
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from duelcheck.adapters.ocgcore import (
@@ -34,7 +35,7 @@ from duelcheck.adapters.ocgcore import (
     Card,
 )
 from duelcheck.errors import InputError
-from duelcheck.model.cards import ATK_CAP, LP_COST, POINTS, STAT_VALUES, Cost, Effect, Kind
+from duelcheck.model.cards import ATK_CAP, HAND, LP_COST, POINTS, STAT_VALUES, Cost, Effect, Kind
 from duelcheck.rules import Rules
 
 MONSTER_BASE = 10_000_000
@@ -224,20 +225,39 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
 DEALERS = {"monsters": random_deck, "mixed": mixed_deck}
 
 
-def stacked_deck(log: dict[str, Any] | None, player: int, rules: Rules) -> list[dict[str, Any]]:
-    """A deck for one player that lets a log's play happen: every monster the player summons or Sets is
-    drawn before it is played (the log gives only ATK/DEF; the hand is a count in the model). The log's own
-    `decks`, when it has them, are used as they are; the cards a play never names are filler (0 ATK, 0 DEF)."""
+def stacked_deck(
+    log: dict[str, Any] | None, player: int, rules: Rules, filler: Callable[[], dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """A deck for one player that lets a log's play happen: every card the player plays from the hand is
+    drawn before it is played (the log gives only what is played; the hand is a count in the model). The log's
+    own `decks`, when it has them, are used as they are; the cards a play never names are `filler()` (default:
+    0 ATK, 0 DEF)."""
     if log is not None and log.get("decks"):
         return [dict(c) for c in log["decks"][player]]
-    filler = {"atk": 0, "def": 0}
+    fill = filler or (lambda: {"atk": 0, "def": 0})
     deck: list[dict[str, Any] | None] = [None] * rules.deck_size
     for drawn, card in played_cards(log, player, rules):
         free = next((i for i in range(min(drawn, len(deck))) if deck[i] is None), None)
         if free is None:
             raise InputError(f"the log plays a card player {player} has not drawn")
         deck[free] = card
-    return [c if c is not None else dict(filler) for c in deck]
+    return [c if c is not None else dict(fill()) for c in deck]
+
+
+def dealable(ts: Any, step: Any) -> Any:
+    """A symbolic step (model/system.py `SymStep`) that plays from the hand only cards this module deals: a
+    Normal Monster (no effect) within the codes' ATK/DEF, a Spell or Trap of the kinds and effects dealt."""
+    import z3
+
+    index = {a.name: i for i, a in enumerate(ts.actions)}
+    p, act = step.params, step.act
+    card = z3.And(z3.Or(*(p["kind"] == int(k) for k in KIND_TYPE)), z3.Or(*(p["eff"] == int(e) for e in DEALT_EFFECTS)))
+    monster = z3.And(p["mkind"] == 0, p["atk"] <= ATK_CAP, p["defv"] <= ATK_CAP)
+    return z3.And(
+        z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
+        z3.Implies(act == index["set_spell_trap"], card),
+        z3.Implies(z3.And(act == index["activate"], p["zone"] == HAND), card),
+    )
 
 
 def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[tuple[int, dict[str, Any]]]:

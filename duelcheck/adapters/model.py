@@ -9,6 +9,7 @@ last), and stops at a decision: a state where the player to act can do something
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -18,7 +19,7 @@ from duelcheck.errors import InputError
 from duelcheck.log import COST_NAME, KIND_NAME, NEXT, Action, describe, log_action, moves
 from duelcheck.model.cards import HAND, Cost, Effect, Kind
 from duelcheck.model.state import State
-from duelcheck.model.system import TransitionSystem
+from duelcheck.model.system import NoHistory, TransitionSystem
 from duelcheck.rules import Rules, rules_from_mapping
 
 _ACTION: TypeAdapter[Any] = TypeAdapter(Action)
@@ -32,17 +33,6 @@ PASS = {"action": "pass"}
 def key(action: dict[str, Any]) -> str:
     """An action as a sortable, hashable text (offers are compared as sets of these)."""
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
-
-
-class NoHistory:
-    """No history beside the game state: difftest compares the game, and the property layer's history (kept
-    for the properties' sake, properties/history.py) would only cost time here."""
-
-    def fields(self) -> tuple[Any, ...]:
-        return ()
-
-    def advance(self, pre: State, act: Any, params: dict[str, Any], symbolic: bool, post: State) -> dict[Any, Any]:
-        return {}
 
 
 class ModelEngine:
@@ -62,6 +52,14 @@ class ModelEngine:
         # the opponent has just passed the response window: the end of the phase next gives them no second
         # chance with nothing done since (an engine's granularity, docs/engine-findings.md F3)
         self.declined = False
+
+    def fork(self) -> ModelEngine:
+        """A copy that can be played on without changing this one (states are values; the lists are copied)."""
+        other = copy.copy(self)
+        other.decks = [list(d) for d in self.decks]
+        other.hands = [list(h) for h in self.hands]
+        other.steps = list(self.steps)
+        return other
 
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
         self.dealt = [list(d) for d in decks]

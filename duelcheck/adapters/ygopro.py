@@ -168,8 +168,7 @@ class Ygopro:
         self.events, self.last_pass, self.repeated_windows = 0, {}, 0
         self.clock = None
         if self.decks is None:  # a log's play, one step of the rules an action: the rules' timing kept beside
-            from duelcheck.adapters.model import NoHistory
-            from duelcheck.model.system import TransitionSystem
+            from duelcheck.model.system import NoHistory, TransitionSystem
 
             self.clock_ts = TransitionSystem(r, NoHistory())
             self.clock = self.clock_ts.init()

@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from duelcheck import __version__
 from duelcheck.engines.base import Trace
 from duelcheck.errors import InputError
 from duelcheck.model.cards import Cost, Effect, Kind, MonsterEffect
@@ -24,6 +23,7 @@ from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import PARAMS, FieldSpec, Key
 from duelcheck.model.system import Step, TransitionSystem
 from duelcheck.rules import Rules, rules_from_mapping
+from duelcheck.version import __version__
 
 MAX_SAFE = 2**53 - 1
 PARAM_ENUMS: dict[str, Any] = {"kind": Kind, "eff": Effect, "mkind": MonsterEffect, "cost": Cost}

@@ -12,10 +12,10 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from duelcheck import __version__
 from duelcheck.engines.base import Result, Trace
 from duelcheck.graph import inline_svg
 from duelcheck.rules import Rules
+from duelcheck.version import __version__
 
 if TYPE_CHECKING:
     from duelcheck.engines.checker import Report

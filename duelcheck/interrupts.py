@@ -35,14 +35,3 @@ def check_interrupt() -> None:
     """Raise KeyboardInterrupt if a Ctrl-C came."""
     if _INTERRUPTED[0]:
         raise KeyboardInterrupt
-
-
-def main() -> None:
-    """The `duelcheck` command: Ctrl-C is recorded from the first moment, then the command line runs."""
-    install_sigint_handler()
-    from duelcheck.cli import main as cli
-
-    try:
-        cli()
-    finally:  # the command has settled its exit code: a Ctrl-C from here on (during shutdown) changes nothing
-        signal.signal(signal.SIGINT, signal.SIG_IGN)

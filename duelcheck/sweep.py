@@ -39,7 +39,7 @@ import sqlite3
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -657,7 +657,6 @@ def _run_pending(
     on_cell: Progress | None,
     sigint_seen: Callable[[], bool],
 ) -> None:
-    from distributed import as_completed
 
     settings = grid.settings
     with _client(workers, scheduler, connect_timeout) as client:
@@ -677,40 +676,58 @@ def _run_pending(
                 retries=0,
             )
             futures[future.key] = (key, cell, future)
-        done = 0
-        queue = as_completed([f for _, _, f in futures.values()], loop=client.loop)
+        finished = as_they_finish(client, [f for _, _, f in futures.values()], sigint_seen)
         try:
-            while not queue.is_empty():
-                if sigint_seen():
-                    raise KeyboardInterrupt
-                if not queue.has_ready():
-                    time.sleep(0.05)
-                    continue
-                for future in queue.next_batch(block=False):
-                    key, cell, _ = futures[future.key]
-                    row, error = _finish(db, future, cell, settings, outcome)
-                    done += 1
-                    if on_cell is not None:
-                        on_cell(done, len(pending), cell, row, error)
-        except BaseException:
-            client.cancel([f for _, _, f in futures.values()])
-            raise
+            for done, future in enumerate(finished, 1):
+                key, cell, _ = futures[future.key]
+                row, error = _finish(db, future, cell, settings, outcome)
+                if on_cell is not None:
+                    on_cell(done, len(pending), cell, row, error)
+        finally:
+            finished.close()  # an error here cancels what still runs, as one while waiting does
+
+
+def as_they_finish(client: Any, futures: list[Any], sigint_seen: Callable[[], bool]) -> Generator[Any, None, None]:
+    """The Dask futures as each finishes. A Ctrl-C (recorded: `sigint_seen`) or any error while waiting, or the
+    generator closed before the end (the caller's error), cancels every future still running. Shared by
+    sweeps and mutation runs."""
+    from distributed import as_completed
+
+    queue = as_completed(futures, loop=client.loop)
+    try:
+        while not queue.is_empty():
+            if sigint_seen():
+                raise KeyboardInterrupt
+            if not queue.has_ready():
+                time.sleep(0.05)
+                continue
+            yield from queue.next_batch(block=False)
+    except BaseException:
+        client.cancel(futures)
+        raise
+
+
+def task_failure(future: Any, model_version: str) -> str | None:
+    """Why a finished Dask task has no result to store (it raised, was cancelled or lost, or its worker runs
+    another model version); None when it has one. Shared by sweeps and mutation runs."""
+    if future.status != "finished":
+        if future.status == "error":
+            exc = future.exception()
+            return one_line(f"{type(exc).__name__}: {exc}")
+        return f"the task was {future.status}"  # cancelled or lost (its scheduler went away)
+    got = future.result()
+    if got["model_version"] != model_version:
+        return f"the worker runs another model version ({got['model_version'][:12]}, not {model_version[:12]})"
+    return None
 
 
 def _finish(db: Store, future: Any, cell: Cell, settings: str, outcome: Outcome) -> tuple[Row | None, str | None]:
     """Store a finished task's result; a task that raised, or a worker of another model, is a failure."""
-    if future.status != "finished":
-        error = f"the task was {future.status}"  # cancelled or lost (its scheduler went away)
-        if future.status == "error":
-            exc = future.exception()
-            error = one_line(f"{type(exc).__name__}: {exc}")
+    error = task_failure(future, outcome.model_version)
+    if error is not None:
         outcome.failures[cell.key] = error
         return None, error
     got = future.result()
-    if got["model_version"] != outcome.model_version:
-        error = f"the worker runs another model version ({got['model_version'][:12]}, not {outcome.model_version[:12]})"
-        outcome.failures[cell.key] = error
-        return None, error
     if got["verdict"] == "interrupted":  # never a result: run again next time
         outcome.failures[cell.key] = "interrupted"
         return None, "interrupted"

@@ -181,7 +181,7 @@ class Unrolling:
         for st in self.steps[1 : k + 1]:
             assert st is not None
             act = self.ts.actions[int(values[str(st.act)])]
-            out.append((act.name, {name: _signed(values[str(st.params[name])], name) for name in act.params}))
+            out.append((act.name, {name: signed(values[str(st.params[name])], name) for name in act.params}))
         return out
 
 
@@ -207,7 +207,8 @@ def replay_moves(ts: TransitionSystem, start: State | None, moves: list[tuple[st
     return Trace(steps)
 
 
-def _signed(value: int | bool, name: str) -> int:
+def signed(value: int | bool, name: str) -> int:
+    """A parameter's value as the solver reports it (a bit-vector's unsigned reading), as the rules read it."""
     spec = PARAMS[name]
     v = int(value)
     if spec.sort == "int" and spec.width > 1 and v >= 1 << (spec.width - 1):

@@ -13,7 +13,7 @@ from typing import Any
 
 import z3
 
-from duelcheck import __version__
+from duelcheck.version import __version__
 
 _SOURCES = (
     "duelcheck.model.cards",
@@ -21,6 +21,13 @@ _SOURCES = (
     "duelcheck.model.state",
     "duelcheck.model.rules",
     "duelcheck.model.system",
+    "duelcheck.properties.core",
+    "duelcheck.properties.turn",
+    "duelcheck.properties.chain",
+    "duelcheck.properties.battle",
+    "duelcheck.properties.damage_step",
+    "duelcheck.properties.effects",
+    "duelcheck.properties.bookkeeping",
     "duelcheck.properties.catalog",
     "duelcheck.properties.history",  # the counters the properties read: a change there changes every proof
     "duelcheck.engines.kind",

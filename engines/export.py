@@ -46,13 +46,13 @@ from typing import Any, Literal
 
 import z3
 
-from duelcheck import __version__
 from duelcheck.engines.bmc import Goal, Unrolling
 from duelcheck.errors import InternalError, one_line
 from duelcheck.model.state import PARAMS
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import ActionView, Check, Property
 from duelcheck.rules import Rules
+from duelcheck.version import __version__
 
 Format = Literal["smt2", "chc"]
 FORMATS: tuple[Format, ...] = ("smt2", "chc")

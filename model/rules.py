@@ -93,7 +93,7 @@ def composite(name: str, clause: str, params: tuple[str, ...], candidates: Candi
     state the previous part made, as the part itself (a rule changed in a part changes the composite
     alike). The parts stay actions, so a composite adds no play and removes none; it only lets a search
     take a common run of actions as one step. A composite step is never the step a property reads: its
-    parts are, each as the fine step it is (properties/catalog.py `Check.eval`)."""
+    parts are, each as the fine step it is (properties/core.py `Check.eval`)."""
 
     def register(fn: Parts) -> Parts:
         def body(s: State, a: Params, n: Builder) -> None:

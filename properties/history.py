@@ -21,7 +21,7 @@ from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, Effect, Kind,
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import open_game_state_phase
 from duelcheck.model.state import FieldSpec, Key, State
-from duelcheck.properties.catalog import ActionView, battle_chosen, link_takes_effect, main1_would_begin, new_link
+from duelcheck.properties.core import ActionView, battle_chosen, link_takes_effect, main1_would_begin, new_link
 from duelcheck.rules import Rules
 
 Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]

@@ -366,7 +366,7 @@ def test_a_duel_won_is_found_from_the_states_of_a_play_to_the_end_of_the_duel(mo
     play (10-card decks: a short duel)."""
     from duelcheck.engines import boards
 
-    monkeypatch.setattr(boards, "DEEP_WALKS", 0)
+    monkeypatch.setattr(boards.beyond, "DEEP_WALKS", 0)
     expr = "winner != none"
     got = run(Rules(deck_size=10), depth=3, boundaries=False, guards=False, wheres=(expr,))
     g = got.by_kind("where")[0]
@@ -424,7 +424,7 @@ def test_an_end_of_duel_twin_is_found_by_the_last_round_further_on_from_a_play_t
     rules = Rules(deck_size=6, draw_needs_deck=False)  # a draw card with an empty deck: the older reading
     ts = TransitionSystem(rules)
     play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
-    monkeypatch.setattr(boards, "DEEP_WALKS", 0)
+    monkeypatch.setattr(boards.beyond, "DEEP_WALKS", 0)
     monkeypatch.setattr(mutate, "far_walks", lambda rules: {"a plain play": play})
     table = {ag.action.name: ag for ag in collect_guards(ts, ["declare_attack"])}
 
@@ -435,11 +435,11 @@ def test_an_end_of_duel_twin_is_found_by_the_last_round_further_on_from_a_play_t
         return goals
 
     assert boards.FAR_DEPTH == 6 > boards.DEEP_DEPTH
-    monkeypatch.setattr(boards, "FAR_DEPTH", boards.DEEP_DEPTH)
+    monkeypatch.setattr(boards.beyond, "FAR_DEPTH", boards.DEEP_DEPTH)
     missed = over()
     boards.deep_search(ts, missed, table)
     assert missed[0].status == "not-found", missed[0].note
-    monkeypatch.setattr(boards, "FAR_DEPTH", 6)
+    monkeypatch.setattr(boards.beyond, "FAR_DEPTH", 6)
     goals = over()
     boards.deep_search(ts, goals, table)
     assert goals[0].status == "found" and "a plain play to the end of the duel" in goals[0].note, goals[0].note
@@ -453,7 +453,7 @@ def test_a_replay_s_boards_are_found_from_the_plays_to_the_suite_s_witnesses(mon
     the duel: the witnesses' plays alone."""
     from duelcheck.engines import boards, mutate
 
-    monkeypatch.setattr(boards, "DEEP_WALKS", 0)
+    monkeypatch.setattr(boards.beyond, "DEEP_WALKS", 0)
     monkeypatch.setattr(mutate, "far_walks", lambda rules: {})
     ts = TransitionSystem(Rules())
     table = {ag.action.name: ag for ag in collect_guards(ts, ["pass", "replay_select"])}
@@ -518,8 +518,8 @@ def test_a_twin_beyond_the_seeded_search_from_the_start_is_found_by_the_wide_sea
     ts = TransitionSystem(rules)
     play = played_until(ts, [], lambda s: s.g("deck", s.tp) == 0 and s.g("phase") == Phase.MAIN1)
     monkeypatch.setattr(mutate, "far_walks", lambda rules: {"a plain play": play})
-    monkeypatch.setattr(boards, "SEEDED_DEPTH", 3)
-    monkeypatch.setattr(boards, "DEEP_SHRINK", 100)  # the play of about 300 steps shortened a little: seconds
+    monkeypatch.setattr(boards.twins, "SEEDED_DEPTH", 3)
+    monkeypatch.setattr(boards.bounded, "DEEP_SHRINK", 100)  # the play of about 300 steps shortened a little: seconds
     table = {ag.action.name: ag for ag in collect_guards(ts, ["declare_attack"])}
     goals = [g for g in guard_goals(table) if g.guard is not None and g.guard.reason == "duel_over"]
     assert len(goals) == 1

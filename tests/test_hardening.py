@@ -435,8 +435,8 @@ def test_ctrl_c_stops_a_mutation_run_started_in_the_background_and_the_same_comm
 def test_a_ctrl_c_after_the_command_has_settled_its_exit_code_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Once the command returns (its table printed, its exit code chosen), Ctrl-C is ignored: a signal during
     the interpreter's shutdown would otherwise kill the process with another exit code."""
+    import duelcheck.__main__ as entry
     import duelcheck.cli
-    from duelcheck import interrupts
 
     def command() -> None:
         raise SystemExit(0)
@@ -445,7 +445,7 @@ def test_a_ctrl_c_after_the_command_has_settled_its_exit_code_changes_nothing(mo
     monkeypatch.setattr(duelcheck.cli, "main", command)
     try:
         with pytest.raises(SystemExit) as stop:
-            interrupts.main()
+            entry.run()
         assert stop.value.code == 0
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     finally:

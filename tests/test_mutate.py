@@ -303,8 +303,8 @@ def test_a_mutant_the_engines_do_not_kill_is_asked_of_induction_before_it_is_cal
         late.append(mutant.id)
         return {"status": "survived", "killed_by": None, "kill_kind": None, "length": None, "note": "", "verdicts": {}}
 
-    monkeypatch.setattr(mu, "kill", no_kill)
-    monkeypatch.setattr(mu, "equivalence", counted)
+    monkeypatch.setattr(mu.killing, "kill", no_kill)
+    monkeypatch.setattr(mu.killing, "equivalence", counted)
     prepared = {"lemmas": proved, "witnesses": {}}
     dead = mu.run_mutant("write:trigger:4", Rules().model_dump(), 4, {}, prepared)
     assert dead["status"] == "equivalent" and "induction" in dead["note"], dead
@@ -332,7 +332,7 @@ def test_a_dropped_guard_is_asked_of_induction_only_when_the_short_seeded_search
         asked.extend([mutant.id] if induction else [])
         return equivalence(rules, mutant, lemmas, induction)
 
-    monkeypatch.setattr(mu, "equivalence", counted)
+    monkeypatch.setattr(mu.killing, "equivalence", counted)
     prepared = {"lemmas": proved, "witnesses": {}}
     assert mu.SEEDED_EARLY < mu.DEFAULT_DEPTH + mu.SEEDED_BEYOND
     drawn = mu.run_mutant("drop:normal_draw:3", Rules().model_dump(), 4, {}, prepared)
@@ -750,10 +750,12 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
     found, plays, _ = mu.baseline(Rules(), 2, [])
     assert found["reach-set-spell-trap"] == 2
     searched: list[int] = []
-    monkeypatch.setattr(mu, "SEEDED_EARLY", 3)  # short of the bound's 2 + SEEDED_BEYOND: a further search is due
+    monkeypatch.setattr(
+        mu.killing, "SEEDED_EARLY", 3
+    )  # short of the bound's 2 + SEEDED_BEYOND: a further search is due
 
     def short_only(ts: Any, seeded: Any, invariants: Any, depth: int, *args: Any, **kwargs: Any) -> Any:
-        if searched or depth > mu.SEEDED_EARLY:
+        if searched or depth > mu.killing.SEEDED_EARLY:
             raise AssertionError("a search for a violation under a mutant whose proof is kept")
         searched.append(depth)
         return mu.SeededKill(None, f"unreached up to {depth} steps", depth)
@@ -764,13 +766,13 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
     def kept(*args: Any, **kwargs: Any) -> dict[str, Any]:
         return mu._outcome("survived", "every invariant proved for all depths under the mutant", {})
 
-    monkeypatch.setattr(mu, "_proof_kept", kept)
-    monkeypatch.setattr(mu, "_seeded_kill", short_only)
-    monkeypatch.setattr(mu, "_probe", never)
+    monkeypatch.setattr(mu.killing, "_proof_kept", kept)
+    monkeypatch.setattr(mu.killing, "_seeded_kill", short_only)
+    monkeypatch.setattr(mu.killing, "_probe", never)
     lemmas = ["well-formed"]
     out = mu.kill(Rules(), mu.mutant_by_id("drop:set_spell_trap:14"), 2, found, plays=plays, lemmas=lemmas)
     assert out["status"] == "survived" and out["note"].startswith("every invariant proved")
-    assert searched == [mu.SEEDED_EARLY]
+    assert searched == [mu.killing.SEEDED_EARLY]
     searched.clear()
     out = mu.kill(Rules(), mu.mutant_by_id("negate:set_spell_trap:10"), 2, found, plays=plays, lemmas=lemmas)
     assert (out["status"], out["killed_by"], out["kill_kind"]) == ("killed", "reach-set-spell-trap", "not-found")
@@ -799,9 +801,9 @@ def test_the_longer_seeded_search_is_told_what_the_short_one_refuted_by_its_stat
             raise Enough
         return mu.SeededKill(None, said, refuted)
 
-    monkeypatch.setattr(mu, "SEEDED_EARLY", 3)
-    monkeypatch.setattr(mu, "_seeded_kill", seeded)
-    monkeypatch.setattr(mu, "_proof_kept", lambda *args, **kwargs: None)
+    monkeypatch.setattr(mu.killing, "SEEDED_EARLY", 3)
+    monkeypatch.setattr(mu.killing, "_seeded_kill", seeded)
+    monkeypatch.setattr(mu.killing, "_proof_kept", lambda *args, **kwargs: None)
     with pytest.raises(Enough):
         mu.kill(Rules(), mu.mutant_by_id("write:discard:7"), 2, {}, lemmas=["well-formed"])
     assert asked == [(3, 0), (2 + mu.SEEDED_BEYOND, refuted)]
@@ -840,13 +842,13 @@ def test_the_checker_comes_last_after_the_searches_for_a_deep_setting_up(
         def run(self, props: Any) -> Any:
             return type("Run", (), {"results": []})()
 
-    monkeypatch.setattr(mu, "_replay_violation", lambda *args: None)
-    monkeypatch.setattr(mu, "_seeded_kill", seeded)
-    monkeypatch.setattr(mu, "_proof_kept", lambda *args, **kwargs: None)
-    monkeypatch.setattr(mu, "_witness_search", lambda *args: [])
-    monkeypatch.setattr(mu, "_probe", lambda *args: [])
-    monkeypatch.setattr(mu, "_lost_beyond", lambda *args: [])
-    monkeypatch.setattr(mu, "_goal_kill", goal)
+    monkeypatch.setattr(mu.killing, "_replay_violation", lambda *args: None)
+    monkeypatch.setattr(mu.killing, "_seeded_kill", seeded)
+    monkeypatch.setattr(mu.killing, "_proof_kept", lambda *args, **kwargs: None)
+    monkeypatch.setattr(mu.killing, "_witness_search", lambda *args: [])
+    monkeypatch.setattr(mu.killing, "_probe", lambda *args: [])
+    monkeypatch.setattr(mu.killing, "_lost_beyond", lambda *args: [])
+    monkeypatch.setattr(mu.killing, "_goal_kill", goal)
     monkeypatch.setattr(checker_module, "Checker", Checker)
     out = mu.kill(Rules(), mu.mutant_by_id("write:discard:11"), 12, {}, lemmas=["well-formed"])
     early = ["seeded", "seeded", "far", "seeded"]  # to SEEDED_EARLY, to the bound's 4 + 4, the far search, a tail

@@ -1,0 +1,407 @@
+"""The --where language: a constraint on a state in the duel-log format's words (`phase == damage_start and
+players[1].lp <= 1000`), parsed into a predicate evaluated concretely or symbolically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from duelcheck.errors import InputError
+from duelcheck.log import (
+    COST_NAME,
+    KIND_NAME,
+    LINK_KIND_NAME,
+    PHASE_NAME,
+)
+from duelcheck.model.cards import (
+    DIRECT,
+    POINTS,
+    Effect,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.state import State
+from duelcheck.rules import Rules
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """A field in the duel-log format's words: how to read it from a state, and what it compares with."""
+
+    path: str
+    sort: Literal["int", "bool", "enum"]
+    get: Callable[[State], Val]
+    width: int = 9
+    scale: int = 1
+    names: dict[str, int | bool] = field(default_factory=dict)  # name literals it takes (enum: the only ones)
+
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].]))"
+)
+
+
+_OPS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+_PHASES = {name: int(ph) for ph, name in PHASE_NAME.items()}
+
+
+_EFFECTS: dict[str, int | bool] = {e.name.lower(): int(e) for e in Effect}
+
+
+_KINDS: dict[str, int | bool] = {name: int(k) for k, name in LINK_KIND_NAME.items()}
+
+
+_COSTS: dict[str, int | bool] = {name: int(c) for c, name in COST_NAME.items()}
+
+
+_TOP = (
+    "turn",
+    "turn_player",
+    "phase",
+    "priority",
+    "normal_summons",
+    "battle_phase_entered",
+    "passed",
+    "resolving",
+    "discarding",
+    "drew",
+    "winner",
+    "chain_length",
+    "attacking",
+)
+
+
+_ROOTS = (*_TOP, "attack", "chain", "players")
+
+
+def _fields_text() -> str:
+    return (
+        "turn, turn_player, phase, priority, normal_summons, battle_phase_entered, passed, resolving, discarding, "
+        "drew, winner, chain_length, attacking, attack.{attacker,target,at_declaration,replay_due}, "
+        "chain[i].{player,kind,effect,negated,left_field,cost}, "
+        "players[p].{lp,hand,deck,graveyard,skip_battle_phase,skip_main_phase_1}, "
+        "players[p].monsters[z].{empty,atk,def,position,face,position_changed,attacked,destroyed_by_battle,"
+        "summoned_this_turn,effect_used}, players[p].spells_traps[z].{empty,kind,effect,face,set_this_turn,cost}"
+    )
+
+
+def resolve_field(path: str, r: Rules) -> FieldRef | str:
+    """The field a path names under the rules, or why it names none."""
+    F = FieldRef
+    bools = {"battle_phase_entered": "bp_done", "passed": "passed", "resolving": "resolving"}
+    bools |= {"discarding": "discarding", "drew": "drew", "attacking": "attacking"}
+    if path in bools:
+        key = bools[path]
+        return F(path, "bool", lambda s: s.g(key))
+    if path == "turn":
+        return F(path, "int", lambda s: s.g("turn"))
+    if path == "normal_summons":
+        return F(path, "int", lambda s: s.g("nsum"), 8)
+    if path == "chain_length":
+        return F(path, "int", lambda s: s.g("chain_len"), 4)
+    if path == "turn_player":
+        return F(path, "enum", lambda s: s.tp, 1, names={"0": 0, "1": 1})
+    if path == "priority":
+        return F(path, "enum", lambda s: s.g("prio"), 1, names={"0": 0, "1": 1})
+    if path == "winner":
+        return F(path, "enum", lambda s: s.g("winner"), 4, names={"none": 0, "0": 1, "1": 2})
+    if path == "phase":
+        return F(path, "enum", lambda s: s.g("phase"), 4, names=dict(_PHASES))
+    m = re.fullmatch(r"attack\.(\w+)", path)
+    if m:
+        what = m.group(1)
+        if what == "attacker":
+            return F(path, "int", lambda s: s.g("atk_zone"), 4)
+        if what == "target":
+            return F(path, "int", lambda s: s.g("atk_tgt"), 4, names={"direct": DIRECT})
+        if what in ("at_declaration", "replay_due"):
+            key = "at_decl" if what == "at_declaration" else "replay"
+            return F(path, "bool", lambda s: s.g(key))
+        return f"unknown field {path!r}"
+    m = re.fullmatch(r"chain\[(\d+)\]\.(\w+)", path)
+    if m:
+        j, what = int(m.group(1)), m.group(2)
+        if j >= r.chain_links:
+            return f"{path}: the chain holds links 0 to {r.chain_links - 1}"
+        link: dict[str, FieldRef] = {
+            "player": F(path, "enum", lambda s: s.g("c_owner", j), 1, names={"0": 0, "1": 1}),
+            "kind": F(path, "enum", lambda s: s.g("c_kind", j), 5, names=_KINDS),
+            "effect": F(path, "enum", lambda s: s.g("c_eff", j), 5, names=_EFFECTS),
+            "negated": F(path, "bool", lambda s: s.g("c_neg", j)),
+            "left_field": F(path, "bool", lambda s: s.g("c_gone", j)),
+            "cost": F(path, "enum", lambda s: s.g("c_cost", j), 2, names=_COSTS),
+        }
+        return link.get(what, f"unknown field {path!r}")
+    m = re.fullmatch(r"players\[(\d+)\]\.(\w+)(?:\[(\d+)\]\.(\w+))?", path)
+    if not m:
+        return f"unknown field {path!r}"
+    p = int(m.group(1))
+    if p > 1:
+        return f"{path}: a player is 0 or 1"
+    what = m.group(2)
+    if m.group(3) is None:
+        counts = {"hand": "hand", "deck": "deck", "graveyard": "gy"}
+        if what == "lp":
+            return F(path, "int", lambda s: s.g("lp", p), scale=POINTS)
+        if what in counts:
+            key = counts[what]
+            return F(path, "int", lambda s: s.g(key, p))
+        if what in ("skip_battle_phase", "skip_main_phase_1"):
+            key = "skip_bp" if what == "skip_battle_phase" else "skip_m1"
+            return F(path, "bool", lambda s: s.g(key, p))
+        return f"unknown field {path!r}"
+    z, leaf = int(m.group(3)), m.group(4)
+    if what == "monsters":
+        if z >= r.monster_zones:
+            return f"{path}: Monster Zones are 0 to {r.monster_zones - 1}"
+        monster: dict[str, FieldRef] = {
+            "empty": F(path, "bool", lambda s: s.k.not_(s.g("m_occ", p, z))),
+            "atk": F(path, "int", lambda s: s.g("m_atk", p, z), scale=POINTS),
+            "def": F(path, "int", lambda s: s.g("m_defv", p, z), scale=POINTS),
+            "position": F(path, "enum", lambda s: s.g("m_def", p, z), names={"attack": False, "defense": True}),
+            "face": F(path, "enum", lambda s: s.g("m_up", p, z), names={"down": False, "up": True}),
+            "position_changed": F(path, "bool", lambda s: s.g("m_moved", p, z)),
+            "attacked": F(path, "bool", lambda s: s.g("m_decl", p, z)),
+            "destroyed_by_battle": F(path, "bool", lambda s: s.g("m_doomed", p, z)),
+            "summoned_this_turn": F(path, "bool", lambda s: s.g("m_fresh", p, z)),
+            "effect_used": F(path, "bool", lambda s: s.g("m_used", p, z)),
+        }
+        return monster.get(leaf, f"unknown field {path!r}")
+    if what == "spells_traps":
+        if z >= r.spell_trap_zones:
+            return f"{path}: Spell & Trap Zones are 0 to {r.spell_trap_zones - 1}"
+        kinds: dict[str, int | bool] = {name: int(k) for k, name in KIND_NAME.items()}
+        spell: dict[str, FieldRef] = {
+            "empty": F(path, "bool", lambda s: s.k.not_(s.g("s_occ", p, z))),
+            "kind": F(path, "enum", lambda s: s.g("s_kind", p, z), 5, names=kinds),
+            "effect": F(path, "enum", lambda s: s.g("s_eff", p, z), 5, names=_EFFECTS),
+            "face": F(path, "enum", lambda s: s.g("s_up", p, z), names={"down": False, "up": True}),
+            "set_this_turn": F(path, "bool", lambda s: s.g("s_fresh", p, z)),
+            "cost": F(path, "enum", lambda s: s.g("s_cost", p, z), 2, names=_COSTS),
+        }
+        return spell.get(leaf, f"unknown field {path!r}")
+    return f"unknown field {path!r}"
+
+
+Pred = Callable[[State], Val]
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # int | name | op | punct | end
+    text: str
+    col: int  # 1-based
+
+
+@dataclass(frozen=True)
+class _Operand:
+    col: int
+    field: FieldRef | None = None
+    number: int | None = None
+    name: str | None = None
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out, pos = [], 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            col = pos + 1 + (len(text[pos:]) - len(text[pos:].lstrip()))
+            ch = text[col - 1]
+            hint = ": use == to compare" if ch == "=" else ""
+            raise _where_error(col, f"unexpected {ch!r}{hint}")
+        kind = next(k for k in ("int", "name", "op", "punct") if m.group(k) is not None)
+        out.append(_Tok(kind, m.group(kind), m.start(kind) + 1))
+        pos = m.end()
+    out.append(_Tok("end", "", len(text) + 1))
+    return out
+
+
+def _where_error(col: int, message: str) -> InputError:
+    return InputError(f"--where: column {col}: {message}")
+
+
+class _Parser:
+    """expr := or; or := and ('or' and)*; and := not ('and' not)*; not := 'not' not | atom;
+    atom := '(' expr ')' | operand (op operand)?; operand := path | integer | name."""
+
+    def __init__(self, text: str, rules: Rules):
+        self.toks = _tokens(text)
+        self.i = 0
+        self.r = rules
+
+    def peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def take(self) -> _Tok:
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def expect(self, text: str) -> _Tok:
+        tok = self.peek()
+        if tok.kind != "punct" or tok.text != text:
+            got = "the end" if tok.kind == "end" else repr(tok.text)
+            raise _where_error(tok.col, f"expected {text!r}, got {got}")
+        return self.take()
+
+    def parse(self) -> Pred:
+        pred = self.or_()
+        tok = self.peek()
+        if tok.kind != "end":
+            raise _where_error(tok.col, f"expected 'and', 'or' or the end, got {tok.text!r}")
+        return pred
+
+    def or_(self) -> Pred:
+        parts = [self.and_()]
+        while self.peek().kind == "name" and self.peek().text == "or":
+            self.take()
+            parts.append(self.and_())
+        return parts[0] if len(parts) == 1 else (lambda s: s.k.or_(*(p(s) for p in parts)))
+
+    def and_(self) -> Pred:
+        parts = [self.not_()]
+        while self.peek().kind == "name" and self.peek().text == "and":
+            self.take()
+            parts.append(self.not_())
+        return parts[0] if len(parts) == 1 else (lambda s: s.k.and_(*(p(s) for p in parts)))
+
+    def not_(self) -> Pred:
+        if self.peek().kind == "name" and self.peek().text == "not":
+            self.take()
+            inner = self.not_()
+            return lambda s: s.k.not_(inner(s))
+        return self.atom()
+
+    def atom(self) -> Pred:
+        tok = self.peek()
+        if tok.text == "(" and tok.kind == "punct":
+            self.take()
+            inner = self.or_()
+            self.expect(")")
+            return inner
+        left = self.operand()
+        if self.peek().kind == "op":
+            op = self.take()
+            right = self.operand()
+            return _comparison(left, op, right)
+        if left.field is not None and left.field.sort == "bool":
+            get = left.field.get
+            return lambda s: get(s)
+        if left.name in ("true", "false"):
+            value = left.name == "true"
+            return lambda s: value
+        if left.name is not None:
+            raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
+        what = left.field.path if left.field is not None else str(left.number)
+        raise _where_error(left.col, f"{what!r} is not a condition: compare it (e.g. players[0].lp <= 1000)")
+
+    def operand(self) -> _Operand:
+        tok = self.take()
+        if tok.kind == "int":
+            return _Operand(tok.col, number=int(tok.text))
+        if tok.kind != "name" or tok.text in ("and", "or", "not"):
+            got = "the end" if tok.kind == "end" else repr(tok.text)
+            raise _where_error(tok.col, f"expected a field, a number or a name, got {got}")
+        if tok.text not in _ROOTS:
+            return _Operand(tok.col, name=tok.text)
+        path = tok.text
+        while self.peek().kind == "punct" and self.peek().text in ("[", "."):
+            if self.take().text == "[":
+                index = self.take()
+                if index.kind != "int" or index.text.startswith("-"):
+                    raise _where_error(index.col, "expected an index (0, 1, ...)")
+                self.expect("]")
+                path += f"[{int(index.text)}]"
+            else:
+                part = self.take()
+                if part.kind != "name":
+                    raise _where_error(part.col, "expected a field name after '.'")
+                path += f".{part.text}"
+        ref = resolve_field(path, self.r)
+        if isinstance(ref, str):
+            raise _where_error(tok.col, f"{ref} (fields: {_fields_text()})")
+        return _Operand(tok.col, field=ref)
+
+
+def _literal(f: FieldRef, o: _Operand) -> int | bool:
+    """The code a name or number stands for when compared with field f."""
+    if o.name is not None:
+        if o.name in ("true", "false") and f.sort == "bool":
+            return o.name == "true"
+        if o.name in f.names:
+            return f.names[o.name]
+        options = ", ".join(f.names) or ("true, false" if f.sort == "bool" else "numbers")
+        raise _where_error(o.col, f"{o.name!r} is not a value of {f.path} (expected {options})")
+    assert o.number is not None
+    if f.sort == "enum" and str(o.number) in f.names:
+        return f.names[str(o.number)]
+    if f.sort != "int":
+        options = ", ".join(f.names) or "true, false"
+        raise _where_error(o.col, f"{f.path} is not a number (expected {options})")
+    return o.number
+
+
+def _comparison(left: _Operand, op: _Tok, right: _Operand) -> Pred:
+    if left.field is None and right.field is not None:
+        left, right = right, left
+        op = _Tok(op.kind, _FLIP[op.text], op.col)
+    f = left.field
+    if f is None:
+        if left.name is not None and left.name not in ("true", "false"):
+            raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
+        raise _where_error(left.col, "compare a field (e.g. players[0].lp <= 1000), not two values")
+    if op.text not in ("==", "!=") and f.sort != "int":
+        raise _where_error(op.col, f"{f.path} is not a number: compare it with == or !=")
+    if right.field is not None:
+        g = right.field
+        if (f.sort, f.scale, f.names) != (g.sort, g.scale, g.names):
+            raise _where_error(right.col, f"{f.path} and {g.path} are not the same kind of value")
+        fn = _OPS[op.text]
+        return lambda s: fn(f.get(s), g.get(s))
+    value = _literal(f, right)
+    if isinstance(value, bool) or f.sort != "int":
+        fn = _OPS[op.text]
+        return lambda s: fn(f.get(s), value)
+    return _scaled(f, op.text, value)
+
+
+def _scaled(f: FieldRef, op: str, points: int) -> Pred:
+    """A field held in units of `f.scale` against a literal in the log's units (LP 1000 is 10 units)."""
+    sc = f.scale
+    if op in ("==", "!=") and points % sc:
+        const = op == "!="
+        return lambda s: const
+    units = {"==": points // sc, "!=": points // sc, "<=": points // sc, ">": points // sc}
+    units |= {"<": -((-points) // sc), ">=": -((-points) // sc)}
+    c = units[op]
+    lo, hi = -(1 << (f.width - 1)), (1 << (f.width - 1)) - 1
+    if c > hi or c < lo:  # past what the field can hold: the answer does not depend on the state
+        const = {"==": False, "!=": True, "<": c > hi, "<=": c > hi, ">": c < lo, ">=": c < lo}[op]
+        return lambda s: const
+    fn = _OPS[op]
+    return lambda s: fn(f.get(s), c)
+
+
+def parse_where(text: str, rules: Rules) -> Pred:
+    """A `--where` constraint as a predicate over a state (concrete or symbolic). A syntax error or an
+    unknown name is an InputError naming the column."""
+    if not text.strip():
+        raise _where_error(1, "expected a constraint, e.g. players[1].lp <= 1000 and phase == battle_step")
+    return _Parser(text, rules).parse()

@@ -1,0 +1,176 @@
+"""The semantic catalogue: hand-written rule bugs (a rule that reads the wrong player, forgets a limit, lets a negated
+link resolve), each a named replacement of one function of model/rules.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from duelcheck.model import rules as R
+
+
+@contextmanager
+def mutated(name: str, replacement: Callable[..., Any]) -> Iterator[None]:
+    """Swap one rule (a module function of model/rules.py, or an action body) for a wrong one."""
+    action = R.ACTION_BY_NAME.get(name)
+    if action is not None:
+        index = R.ACTIONS.index(action)
+        R.ACTIONS[index] = dataclasses.replace(action, body=replacement)
+        R.ACTION_BY_NAME[name] = R.ACTIONS[index]
+        try:
+            yield
+        finally:
+            R.ACTIONS[index] = action
+            R.ACTION_BY_NAME[name] = action
+        return
+    original = getattr(R, name)
+    setattr(R, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(R, name, original)
+
+
+@contextmanager
+def compare_swapped(function: str, replacement: Callable[..., Any]) -> Iterator[None]:
+    """Swap a function of model/rules.py for `replacement` everywhere the rules reach it: the module's name
+    (the other functions call it by that name) and the actions whose body it is."""
+    original = getattr(R, function)
+    saved = list(R.ACTIONS)
+    setattr(R, function, replacement)
+    for i, action in enumerate(R.ACTIONS):
+        if action.body is original:
+            R.ACTIONS[i] = dataclasses.replace(action, body=replacement)
+            R.ACTION_BY_NAME[action.name] = R.ACTIONS[i]
+    try:
+        yield
+    finally:
+        setattr(R, function, original)
+        R.ACTIONS[:] = saved
+        for action in saved:
+            R.ACTION_BY_NAME[action.name] = action
+
+
+def first_turn_draws(s: Any) -> Any:
+    """6.3.1 without "the player who goes first does not draw on turn 1": every turn has a draw."""
+    return True
+
+
+def summon_without_limit(s: Any, a: Any, n: Any) -> None:
+    """6.3.5 without the limit of one Normal Summon or Set per turn: the rule as written, with a limit no turn
+    reaches (everything else about a Normal Summon unchanged)."""
+    lifted = type(s)(s.k, s.r.model_copy(update={"normal_summons_per_turn": 127}), s.schema, s.v)
+    R.summon_or_set(lifted, a, n, defense=False, up=True)
+
+
+def set_face_down_attack(s: Any, a: Any, n: Any) -> None:
+    """A Set monster placed face-down in Attack Position (seed 000: a Set monster is in Defense Position)."""
+    R.summon_or_set(s, a, n, defense=False, up=False)
+
+
+def set_card_keeps_hand(s: Any, a: Any, n: Any) -> None:
+    """A Spell/Trap is Set but never leaves the hand: a card appears from nowhere."""
+    hand = s.g("hand", s.tp)
+    R.set_spell_trap(s, a, n)
+    n.set("hand", s.tp, hand)
+
+
+def leave_main1_anywhere(n: Any, choice: Any) -> None:
+    """6.3.3 and 6.3.5 without their conditions: Main Phase 2 without a Battle Phase, a Battle Phase on turn 1."""
+    k = n.k
+    with n.when(choice == R.TO_BATTLE):
+        n.set("bp_done", True)
+        R.enter_phase(n, R.Phase.BATTLE_START)
+    with n.when(choice == R.TO_MAIN2):  # Main Phase 2 without a Battle Phase
+        R.enter_phase(n, R.Phase.MAIN2)
+    with n.when(choice == R.TO_END):
+        R.enter_phase(n, R.Phase.END)
+    n.require(k.one_of(choice, (R.TO_BATTLE, R.TO_MAIN2, R.TO_END)), "choice")
+
+
+def traps_any_time(s: Any, a: Any, n: Any) -> None:
+    """Activation without the rule "not on the turn it was Set" (seed 000, Spells and Traps)."""
+    v = dict(s.v)
+    for p in (0, 1):
+        for z in range(s.r.spell_trap_zones):
+            v[("s_fresh", p, z)] = False
+    relaxed = type(s)(s.k, s.r, s.schema, v)
+    R.activate(relaxed, a, n)
+
+
+def negated_link_still_resolves(s: Any, a: Any, n: Any) -> None:
+    """A negated link resolves as if it were not negated (seed 000: a negated activation has no effect)."""
+    top = s.g("chain_len") - 1
+    v = dict(s.v)
+    for i in range(s.r.chain_links):
+        v[("c_neg", i)] = s.k.and_(s.g("c_neg", i), top != i)
+    R.resolve(type(s)(s.k, s.r, s.schema, v), a, n)
+
+
+def skip_hits_its_player(s: Any, a: Any, n: Any) -> None:
+    """'The opponent skips their next Battle Phase' applied to the link's own player."""
+    R.resolve(s, a, n)
+    top = s.g("chain_len") - 1
+    owner = s.g("c_owner", top)
+    live = s.k.and_(s.g("c_eff", top) == R.Effect.SKIP_BP, s.k.not_(s.g("c_neg", top)))
+    with n.when(live):
+        n.set("skip_bp", s.other(owner), s.g("skip_bp", s.other(owner)))
+        n.set("skip_bp", owner, True)
+
+
+def flip_summon_to_defense(s: Any, a: Any, n: Any) -> None:
+    """A Flip Summon leaves the monster in Defense Position (6.3.3: it is flipped to face-up Attack Position)."""
+    R.flip_summon(s, a, n)
+    n.set("m_def", s.tp, a.zone, True)
+
+
+@dataclass(frozen=True)
+class SemanticMutant:
+    """A hand-made rule bug: `rule` (a function of model/rules.py or an action) replaced by `replacement`.
+    `action` is the action whose behaviour it changes (for `--only`); `catches` (and `case`) the property
+    tests/test_mutants.py sees catch it, at the bound `depth` (the Flip Summon bug from a turn-3 board there:
+    from the initial state a monster Set on turn 1 is Flip Summoned on turn 3, 13 steps in)."""
+
+    rule: str
+    replacement: Callable[..., Any]
+    action: str
+    catches: str
+    depth: int
+    case: str = ""
+
+    @property
+    def name(self) -> str:
+        return str(self.replacement.__name__)
+
+    @property
+    def models(self) -> str:
+        return (inspect.getdoc(self.replacement) or self.rule).splitlines()[0]
+
+
+# the rule bugs caught from the initial state, and the effects misapplied (each caught on one case)
+RULE_BUGS: tuple[SemanticMutant, ...] = (
+    SemanticMutant("must_draw", first_turn_draws, "normal_draw", "first-turn-no-draw", 2),
+    SemanticMutant("normal_summon", summon_without_limit, "normal_summon", "normal-summon-limit", 7),
+    SemanticMutant("set_monster", set_face_down_attack, "set_monster", "no-face-down-attack", 5),
+    SemanticMutant("set_spell_trap", set_card_keeps_hand, "set_spell_trap", "card-conservation", 5),
+    SemanticMutant("leave_main1", leave_main1_anywhere, "pass", "main2-only-after-battle", 7),
+    SemanticMutant("activate", traps_any_time, "activate", "set-trap-not-same-turn", 7),
+)
+
+
+EFFECT_BUGS: tuple[SemanticMutant, ...] = (
+    SemanticMutant("resolve", negated_link_still_resolves, "resolve", "resolution-effects", 7, "negated"),
+    SemanticMutant("resolve", skip_hits_its_player, "resolve", "resolution-effects", 5, "named-player"),
+    SemanticMutant("flip_summon", flip_summon_to_defense, "flip_summon", "flip-summon-face-up-attack", 2),
+)
+
+
+SEMANTIC = RULE_BUGS + EFFECT_BUGS
+
+
+SEMANTIC_BY_NAME = {m.name: m for m in SEMANTIC}

@@ -1,0 +1,481 @@
+"""Bookkeeping and conservation (the model, seed 000 duel set-up and winning): well-formed states, every card
+somewhere, LP accounted for, the end of the duel, one spelling per play, the rules' counters against history.
+"""
+
+from __future__ import annotations
+
+from duelcheck.model.cards import (
+    ATK_CAP,
+    BATTLE_PHASE,
+    DAMAGE_STEP,
+    DIRECT,
+    GRAVEYARD,
+    LP_COST,
+    MONSTER_KINDS,
+    POINTS,
+    SPELLS,
+    TARGETED,
+    TRAPS,
+    Cost,
+    Effect,
+    Kind,
+    MonsterEffect,
+    Pending,
+    Phase,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.rules import (
+    MONSTER_EFFECTS,
+    draw_pending,
+    open_game_state_phase,
+)
+from duelcheck.model.state import State
+from duelcheck.properties.core import ActionView, _target_there, _top, always, link_takes_effect, state, step, zones
+
+
+def _well_formed(s: State) -> Val:
+    """Structural facts of every reachable state; they make the other invariants provable by induction."""
+    return s.k.and_(*well_formed_facts(s))
+
+
+def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
+    """Structural facts of every reachable state. `budget=False` leaves out the deck-out bound on the
+    number of turns, which only states reached from the initial state meet (not every board)."""
+    k, r = s.k, s.r
+    tp = s.tp
+    mz, sz, cl = r.monster_zones, r.spell_trap_zones, r.chain_links
+    length = s.g("chain_len")
+    ph = s.g("phase")
+    out: list[Val] = [
+        s.g("turn") >= 1,
+        k.one_of(ph, [int(p) for p in Phase]),
+        k.one_of(s.g("winner"), (0, 1, 2)),
+        length >= 0,
+        length <= cl,
+        s.g("nsum") >= 0,
+        s.g("nsum") <= r.normal_summons_per_turn,
+        k.implies(s.g("resolving"), length > 0),
+        k.implies(s.g("discarding"), k.and_(ph == Phase.END, s.g("hand", tp) > r.hand_limit, length == 0)),
+        k.implies(s.g("discarding"), k.not_(s.g("resolving"))),
+        # 6.3.6: the discard to the hand limit is the turn player's act: they hold priority until it is done
+        k.implies(s.g("discarding"), s.g("prio") == tp),
+        # 6.3: each phase and step begins with the turn player holding priority, and a chain resolved gives it
+        # back to them: with no chain open the turn player holds priority unless they have just passed
+        k.implies(k.and_(length == 0, k.not_(s.g("discarding"))), (s.g("prio") == tp) == k.not_(s.g("passed"))),
+        # 6.3 (response window): open only under the rule, in the turn player's open game state of a Main Phase
+        # or of the Battle Step with no attack, no chain open, nothing waiting, the duel going on
+        k.implies(
+            s.g("window"),
+            k.and_(
+                r.response_window,
+                open_game_state_phase(s),
+                length == 0,
+                k.not_(s.g("resolving")),
+                k.not_(s.g("discarding")),
+                s.g("winner") == 0,
+            ),
+        ),
+        k.implies(s.is_phase(*BATTLE_PHASE), s.g("bp_done")),
+        k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
+        k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
+        # 6.3: on turn 1 the second player has had no turn: no card of theirs on the field, no link or waiting
+        # effect of theirs, so nothing has skipped a phase of the first player's (the path that skips Main Phase 1
+        # meets the turn-1 Battle Phase rule only on later turns)
+        k.implies(
+            s.g("turn") == 1,
+            k.and_(
+                k.not_(s.g("skip_m1", 0)),
+                k.not_(s.g("skip_bp", 0)),
+                s.g("trig", 1) == Pending.NONE,
+                *(k.not_(s.g("m_occ", 1, z)) for z in range(mz)),
+                *(k.not_(s.g("s_occ", 1, z)) for z in range(sz)),
+                *(k.implies(j < length, s.g("c_owner", j) == 0) for j in range(cl)),
+            ),
+        ),
+        # 6.3.1: before the normal draw nothing is done: the duel goes on, the turn player holds priority, no one
+        # has passed
+        k.implies(
+            draw_pending(s),
+            k.and_(
+                s.g("winner") == 0,
+                s.g("prio") == tp,
+                k.not_(s.g("passed")),
+                length == 0,
+                s.g("trig", 0) == Pending.NONE,
+                s.g("trig", 1) == Pending.NONE,
+            ),
+        ),
+        k.implies(ph != Phase.DRAW, k.or_(s.g("drew"), k.not_(k.or_(s.g("turn") > 1, r.first_turn_draw)))),
+        k.implies(s.g("attacking"), s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)),
+        k.implies(s.g("at_decl"), k.and_(s.g("attacking"), ph == Phase.BATTLE_STEP)),
+        k.implies(s.g("replay"), k.and_(s.g("attacking"), ph == Phase.BATTLE_STEP)),
+        k.implies(k.not_(s.is_phase(Phase.BATTLE_STEP, *DAMAGE_STEP)), k.not_(s.g("attacking"))),
+        s.g("atk_zone") >= 0,
+        s.g("atk_zone") < mz,
+        s.g("atk_tgt") >= 0,
+        k.or_(s.g("atk_tgt") < mz, s.g("atk_tgt") == DIRECT),  # a Monster Zone of the rules, or a direct attack
+        k.implies(
+            k.and_(s.g("attacking"), ph != Phase.DMG_END),
+            k.and_(s.g("m_occ", tp, s.g("atk_zone")), s.g("m_decl", tp, s.g("atk_zone"))),
+        ),
+        k.implies(
+            k.and_(s.g("attacking"), k.not_(s.g("replay")), ph != Phase.DMG_END, s.g("atk_tgt") != DIRECT),
+            k.and_(s.g("atk_tgt") < mz, s.g("m_occ", s.other(tp), s.g("atk_tgt"))),
+        ),
+        k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
+    ]
+    # 6.3.2, 6.3.5: a phase the rules leave out (Rush Duel: no Standby Phase; no Main Phase 2) is never entered
+    if not r.standby_phase:
+        out.append(ph != Phase.STANDBY)
+    if not r.main_phase_2:
+        out.append(ph != Phase.MAIN2)
+    # Deck-out bounds the number of turns: each turn after the first starts with a draw.
+    turns = 2 * (r.deck_size - r.starting_hand) + 2
+    phi = s.g("deck", 0) + s.g("deck", 1) + s.g("turn")
+    phi = phi + k.ite(s.g("drew"), 1, 0, w=9) + k.ite(s.g("turn") == 1, 1, 0, w=9)
+    if budget:
+        out.append(k.implies(s.g("winner") == 0, phi <= turns))
+        out.append(s.g("turn") <= turns + 1)
+    for p in (0, 1):
+        deck, hand = s.g("deck", p), s.g("hand", p)
+        out += [deck >= 0, hand >= 0, deck <= r.deck_size, hand <= r.deck_size, deck + hand <= r.deck_size]
+        out += [s.g("lp", p) <= r.starting_lp // POINTS, s.g("lp", p) >= -ATK_CAP]
+        for z in range(mz):
+            occ = s.g("m_occ", p, z)
+            out += [s.g("m_atk", p, z) >= 0, s.g("m_atk", p, z) <= ATK_CAP]
+            out += [s.g("m_defv", p, z) >= 0, s.g("m_defv", p, z) <= ATK_CAP]
+            flags = ("m_up", "m_def", "m_fresh", "m_moved", "m_decl", "m_doomed", "m_used")
+            empty = k.and_(
+                *(k.not_(s.g(f, p, z)) for f in flags),
+                s.g("m_atk", p, z) == 0,
+                s.g("m_defv", p, z) == 0,
+                s.g("m_kind", p, z) == 0,
+            )
+            out.append(k.implies(k.not_(occ), empty))
+            out.append(_monster_effect(s, s.g("m_kind", p, z), s.g("m_eff", p, z)))
+            used_by = k.one_of(s.g("m_kind", p, z), (MonsterEffect.IGNITION, MonsterEffect.QUICK))
+            out.append(k.implies(s.g("m_used", p, z), used_by))
+            # 6.3.4.3.5: a monster destroyed by battle is sent to the Graveyard when the Damage Step ends
+            out.append(k.implies(s.g("m_doomed", p, z), ph == Phase.DMG_AFTER))
+            out.append(k.implies(k.and_(occ, k.not_(s.g("m_up", p, z))), s.g("m_def", p, z)))
+            out.append(k.implies(s.g("m_decl", p, z), k.and_(p == tp, s.g("bp_done"))))
+        for z in range(sz):
+            occ = s.g("s_occ", p, z)
+            out.append(k.one_of(s.g("s_kind", p, z), [int(x) for x in (*SPELLS, *TRAPS)]))
+            out.append(k.one_of(s.g("s_eff", p, z), [int(e) for e in Effect]))
+            out.append(k.one_of(s.g("s_cost", p, z), [int(c) for c in Cost]))
+            empty = k.and_(
+                k.not_(s.g("s_up", p, z)),
+                k.not_(s.g("s_fresh", p, z)),
+                s.g("s_kind", p, z) == 0,
+                s.g("s_eff", p, z) == 0,
+                s.g("s_cost", p, z) == 0,
+            )
+            out.append(k.implies(k.not_(occ), empty))
+            out.append(k.implies(s.g("s_fresh", p, z), k.and_(p == tp, k.not_(s.g("s_up", p, z)))))
+        pending, zone = s.g("trig", p), s.g("trig_zone", p)
+        out += [
+            k.one_of(pending, [int(x) for x in Pending]),
+            k.implies(pending == Pending.NONE, k.and_(s.g("trig_eff", p) == 0, zone == 0)),
+            k.implies(
+                pending != Pending.NONE,
+                k.one_of(
+                    s.g("trig_eff", p), (*MONSTER_EFFECTS[MonsterEffect.FLIP], *MONSTER_EFFECTS[MonsterEffect.TRIGGER])
+                ),
+            ),
+            k.implies(
+                pending == Pending.FLIPPED,
+                k.and_(s.is_phase(Phase.DMG_BEFORE, Phase.DMG_DURING), p != tp, zone >= 0, zone < mz),
+            ),
+            k.implies(pending == Pending.FLIP_DUE, k.and_(zone >= 0, zone < mz)),
+            k.implies(pending == Pending.TRIGGER_DUE, k.and_(ph == Phase.DMG_END, zone == GRAVEYARD)),
+            k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
+            # a waiting effect waits for the chain to resolve, or joins, second, the turn player's effect
+            # triggered with it (6.3.4.3.4: they chain by priority, the turn player's first)
+            k.implies(
+                k.and_(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("resolving"))),
+                k.or_(
+                    length == 0,
+                    k.and_(
+                        length == 1,
+                        p != tp,
+                        s.g("c_owner", 0) == tp,
+                        k.one_of(s.g("c_kind", 0), (Kind.FLIP, Kind.TRIGGER)),
+                    ),
+                ),
+            ),
+        ]
+    for j in range(cl):
+        live_link = j < length
+        zone = s.g("c_zone", j)
+        owner = s.g("c_owner", j)
+        blank = k.and_(
+            *(s.g(f, j) == 0 for f in ("c_owner", "c_kind", "c_eff", "c_zone", "c_tp", "c_ta", "c_tz", "c_cost")),
+            k.not_(s.g("c_neg", j)),
+            k.not_(s.g("c_gone", j)),
+        )
+        out.append(k.implies(k.not_(live_link), blank))
+        card_there = k.and_(
+            s.g("s_occ", owner, zone),
+            s.g("s_up", owner, zone),
+            s.g("s_kind", owner, zone) == s.g("c_kind", j),
+            s.g("s_eff", owner, zone) == s.g("c_eff", j),
+            s.g("s_cost", owner, zone) == s.g("c_cost", j),
+        )
+        kind = s.g("c_kind", j)
+        is_card = k.one_of(kind, [int(x) for x in (*SPELLS, *TRAPS)])
+        monster_link = k.or_(
+            k.and_(k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT, Kind.FLIP)), zone >= 0, zone < mz),
+            k.and_(kind == Kind.TRIGGER, zone == GRAVEYARD),
+        )
+        out.append(
+            k.implies(
+                live_link,
+                k.and_(
+                    s.g("c_tz", j) >= 0,
+                    s.g("c_tz", j) < max(mz, sz),
+                    k.one_of(s.g("c_eff", j), [int(e) for e in Effect]),
+                    k.one_of(s.g("c_cost", j), [int(c) for c in Cost]),
+                    k.implies(s.g("c_eff", j) == Effect.NEGATE, j > 0),
+                    # a link whose effect takes no target records none (its trace names no target)
+                    k.implies(
+                        k.not_(k.one_of(s.g("c_eff", j), TARGETED)),
+                        k.and_(*(s.g(f, j) == 0 for f in ("c_tp", "c_ta", "c_tz"))),
+                    ),
+                    k.or_(
+                        k.and_(is_card, zone >= 0, zone < sz, k.implies(k.not_(s.g("c_gone", j)), card_there)),
+                        k.and_(monster_link, k.not_(s.g("c_gone", j)), s.g("c_cost", j) == 0),
+                    ),
+                ),
+            )
+        )
+        for i in range(j):  # two live links never share a card
+            out.append(
+                k.implies(
+                    k.and_(live_link, is_card, k.not_(s.g("c_gone", j)), k.not_(s.g("c_gone", i))),
+                    k.or_(
+                        s.g("c_owner", i) != owner, s.g("c_zone", i) != zone, k.one_of(s.g("c_kind", i), MONSTER_KINDS)
+                    ),
+                )
+            )
+    return out
+
+
+def _monster_effect(s: State, mkind: Val, eff: Val) -> Val:
+    """A monster's effect type and effect are a pair of the model's monster catalogue."""
+    k = s.k
+    pairs = [k.and_(mkind == m, k.one_of(eff, effects)) for m, effects in MONSTER_EFFECTS.items()]
+    return k.or_(k.and_(mkind == 0, eff == 0), *pairs)
+
+
+always(
+    "well-formed",
+    "model",
+    "Structural facts of every reachable state (ranges, empty zones blank, links on the chain have their card "
+    "face-up on the field, an attack has its attacker); the other invariants are proved relative to it.",
+    state(_well_formed),
+)
+
+
+def _conservation(s: State) -> Val:
+    k, r = s.k, s.r
+    out = []
+    for p in (0, 1):
+        field = s.count(s.row("m_occ", p)) + s.count(s.row("s_occ", p))
+        total = s.g("deck", p) + s.g("hand", p) + s.g("gy", p) + field
+        out.append(total == r.deck_size)
+    return k.and_(*out)
+
+
+always(
+    "card-conservation",
+    "seed 000 (duel set-up)",
+    "Deck + hand + field + Graveyard is the deck size, for each player, always.",
+    state(_conservation),
+)
+
+
+def _lp(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    out = []
+    for p in (0, 1):
+        paid = k.and_(a.is_("activate"), a.p("cost") == Cost.PAY_LP, s.g("prio") == p)
+        cost = k.and_(paid, t.g("lp", p) == s.g("lp", p) - LP_COST)
+        out.append(k.implies(t.g("lp", p) != s.g("lp", p), k.or_(k.and_(calc, t.g("lp", p) < s.g("lp", p)), cost)))
+    return k.and_(*out)
+
+
+always(
+    "lp-accounting",
+    "6.3.4.3.3, 6.3.4.3.3.2, seed 000 (costs)",
+    "Life Points change only downward: by battle damage at damage calculation, or by an LP cost the activating "
+    "player pays (1000 LP).",
+    step(_lp),
+)
+
+
+always(
+    "lp-zero-ends-duel",
+    "seed 000 (winning)",
+    "A player whose LP are 0 or less has lost: the duel is over.",
+    state(lambda s: s.k.implies(s.k.or_(s.g("lp", 0) <= 0, s.g("lp", 1) <= 0), s.g("winner") != 0)),
+)
+
+
+def _one_spelling(s: State, a: ActionView, t: State) -> Val:
+    """A duel log spells each play one way: a triggered effect declined (no link added) names no target; a
+    resolution names a monster's ATK, DEF and position only when it Special Summons one (a monster comes to an
+    empty zone); an ATK change names an amount, never 0, exactly when it takes effect on a face-up monster."""
+    k = s.k
+    declined = k.and_(a.is_("trigger"), t.g("chain_len") == s.g("chain_len"))
+    no_target = k.and_(a.p("tplayer") == 0, a.p("tarea") == 0, a.p("tzone") == 0)
+    resolves = k.and_(a.is_("resolve"), s.g("chain_len") > 0)
+    arrived = k.or_(*(k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z)) for p, z in zones(s, "m_occ")))
+    no_stats = k.and_(a.p("atk") == 0, a.p("defv") == 0, k.not_(a.p("pos")))
+    face_up = s.g("m_up", _top(s, "c_tp"), _top(s, "c_tz"))
+    changes = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.CHANGE_ATK, _target_there(s), face_up)
+    return k.and_(
+        k.implies(declined, no_target),
+        k.implies(k.and_(resolves, k.not_(arrived)), no_stats),
+        k.implies(resolves, (a.p("amount") != 0) == changes),
+    )
+
+
+always(
+    "one-spelling-per-play",
+    "model (duel log)",
+    "Each play has one spelling in a duel log: a declined triggered effect names no target; a resolution names "
+    "monster stats only for the monster it Special Summons, and an ATK amount, never 0, only for the ATK it "
+    "changes.",
+    step(_one_spelling),
+)
+
+
+always(
+    "nothing-after-the-duel",
+    "seed 000 (winning)",
+    "Once a player has won, nothing more happens.",
+    step(lambda s, a, t: s.g("winner") == 0),
+)
+
+
+def _bookkeeping(s: State) -> Val:
+    k = s.k
+    draws = k.implies(s.is_phase(Phase.DRAW), s.g("drew") == (s.g("h_draws") >= 1))
+    attacks = [s.g("m_decl", p, z) == (s.g("h_attacks", p, z) >= 1) for p, z in zones(s, "m_occ")]
+    counts = [s.g("h_draws") >= 0, *(s.g("h_attacks", p, z) >= 0 for p, z in zones(s, "m_occ"))]
+    passes = (s.g("h_passes") == 1) == k.and_(s.g("passed"), s.g("chain_len") > 0, k.not_(s.g("resolving")))
+    resolving = (s.g("h_resolving") == 1) == s.g("resolving")
+    ghosts = [s.g("h_passes") >= 0, s.g("h_passes") <= 1, s.g("h_resolving") >= 0, s.g("h_resolving") <= 1]
+    empty = (s.g("h_empty_passes") == 1) == k.and_(s.g("passed"), s.g("chain_len") == 0, k.not_(s.g("discarding")))
+    ghosts += [s.g("h_empty_passes") >= 0, s.g("h_empty_passes") <= 1]
+    ghosts += [(s.g("h_window") == 1) == s.g("window"), s.g("h_window") >= 0, s.g("h_window") <= 1]
+    triggers = []
+    for p in (0, 1):
+        h, trig = s.g("h_triggers", p), s.g("trig", p)
+        triggers += [
+            (h == 2) == k.one_of(trig, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)),
+            (h == 1) == (trig == Pending.FLIPPED),
+            k.implies(h == 1, s.g("trig_zone", p) == s.g("atk_tgt")),  # the attack's target was flipped
+            s.g("trig_zone", p) == s.g("h_trig_zone", p),  # where the waiting effect comes from
+            h >= 0,
+            h <= 2,
+        ]
+    moves = [s.g("m_moved", p, z) == (s.g("h_moves", p, z) >= 1) for p, z in zones(s, "m_occ")]
+    moves += [s.g("h_moves", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    # seed 000: a phase to be skipped, as the rules mark it and as the property layer saw the effect resolve
+    skips = [s.g(f, p) == (s.g(f"h_{f}", p) == 1) for f in ("skip_m1", "skip_bp") for p in (0, 1)]
+    # a Battle Phase begun this turn; a monster that came to the field, a card Set, this turn
+    skips.append(s.g("bp_done") == (s.g("h_battled") == 1))
+    skips += [s.g("h_battled") >= 0, *(s.g(f, p) >= 0 for f in ("h_skip_m1", "h_skip_bp") for p in (0, 1))]
+    skips += [s.g("h_arrived", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    skips += [s.g("h_set", p, z) >= 0 for p, z in zones(s, "s_occ")]
+    for p, z in zones(s, "m_occ"):
+        arrived = s.g("h_arrived", p, z) == 1
+        occupied = s.g("m_occ", p, z)
+        skips += [k.implies(occupied, s.g("m_fresh", p, z) == arrived), k.implies(arrived, occupied)]
+    for p, z in zones(s, "s_occ"):
+        set_ = s.g("h_set", p, z) == 1
+        down = k.and_(s.g("s_occ", p, z), k.not_(s.g("s_up", p, z)))
+        skips += [k.implies(down, s.g("s_fresh", p, z) == set_), k.implies(set_, down)]
+    # seed 000: the two passes that start a chain's resolution are spent: none is pending while it resolves
+    spent = k.implies(s.g("resolving"), k.not_(s.g("passed")))
+    # 6.3.4.2: the window of an attack declaration; 6.3.4.2.1: a replay due; a monster's effect used this turn
+    battle = [s.g("at_decl") == (s.g("h_declared") == 1), s.g("replay") == (s.g("h_replay") == 1)]
+    battle += [s.g("h_declared") >= 0, s.g("h_replay") >= 0]
+    battle += [s.g("m_used", p, z) == (s.g("h_used", p, z) == 1) for p, z in zones(s, "m_occ")]
+    battle += [s.g("h_used", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    # seed 000 (negation): a link the rules mark negated is one a negation resolved on
+    links = range(s.schema["c_neg"].dims[0])
+    battle += [s.g("c_neg", j) == (s.g("h_neg", j) == 1) for j in links]
+    battle += [s.g("h_neg", j) >= 0 for j in links]
+    return k.and_(
+        s.g("nsum") == s.g("h_summons"),
+        draws,
+        *attacks,
+        *counts,
+        passes,
+        resolving,
+        *ghosts,
+        empty,
+        *triggers,
+        *moves,
+        *skips,
+        spent,
+        *battle,
+    )
+
+
+always(
+    "bookkeeping-matches-history",
+    "6.3.1, 6.3.4.2, 6.3.5",
+    "The rules' own bookkeeping agrees with what happened, as the property layer counts it: the Normal Summons "
+    "and Sets made this turn, the normal draw in the Draw Phase, each monster's attack declared this turn and "
+    "battle position changed this turn, a pass with or without the chain open (none pending while a chain "
+    "resolves), a chain resolving, a triggered effect waiting, a phase to be skipped, the window of an attack "
+    "declaration, a replay due, a monster's effect used this turn, and a chain link negated.",
+    state(_bookkeeping),
+)
+
+
+def _as_played(s: State, a: ActionView, t: State) -> Val:
+    """6.3.5, seed 000: a card played from the hand is the card the action names (its identity is the action's
+    parameter): the monster Normal Summoned (face-up Attack Position), Set (face-down Defense Position) or
+    Special Summoned (face-up, in the position chosen) has that ATK and DEF, and a summoned monster that effect
+    type and effect; the card Set in a Spell & Trap Zone is that face-down card with its effect and cost."""
+    k, tp = s.k, s.tp
+    out = []
+    top = s.g("chain_len") - 1
+    special = k.and_(a.is_("resolve"), s.g("chain_len") > 0, s.g("c_eff", top) == Effect.SPECIAL_SUMMON)
+    for p, z in zones(s, "m_occ"):
+        came = k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
+        stats = k.and_(t.g("m_atk", p, z) == a.p("atk"), t.g("m_defv", p, z) == a.p("defv"))
+        card = k.and_(stats, t.g("m_kind", p, z) == a.p("mkind"), t.g("m_eff", p, z) == a.p("eff"))
+        mine = p == tp
+        out += [
+            k.implies(
+                k.and_(came, a.is_("normal_summon")), k.and_(mine, card, t.g("m_up", p, z), k.not_(t.g("m_def", p, z)))
+            ),
+            k.implies(
+                k.and_(came, a.is_("set_monster")), k.and_(mine, card, k.not_(t.g("m_up", p, z)), t.g("m_def", p, z))
+            ),
+            k.implies(k.and_(came, special), k.and_(stats, t.g("m_up", p, z), t.g("m_def", p, z) == a.p("pos"))),
+        ]
+    for p, z in zones(s, "s_occ"):
+        came = k.and_(a.is_("set_spell_trap"), k.not_(s.g("s_occ", p, z)), t.g("s_occ", p, z))
+        card = k.and_(t.g("s_kind", p, z) == a.p("kind"), t.g("s_eff", p, z) == a.p("eff"))
+        out.append(
+            k.implies(came, k.and_(p == tp, card, t.g("s_cost", p, z) == a.p("cost"), k.not_(t.g("s_up", p, z))))
+        )
+    return k.and_(*out)
+
+
+always(
+    "cards-as-played",
+    "6.3.5, seed 000",
+    "A card played from the hand is the card the action names: a monster Normal Summoned, Set or Special "
+    "Summoned has the ATK and DEF (and, from the hand, the effect) it was played with, in the position the rule "
+    "gives it; a card Set in a Spell & Trap Zone is face-down with its effect and cost.",
+    step(_as_played),
+)

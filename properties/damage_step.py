@@ -1,0 +1,301 @@
+"""The Damage Step (6.3.4.3 to 6.3.4.3.5): its five timings, what may be activated there, the damage table, face-down
+battlers, destruction and triggers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from duelcheck.model.cards import (
+    DAMAGE_STEP,
+    DIRECT,
+    TARGETED,
+    Effect,
+    Kind,
+    Phase,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.state import State
+from duelcheck.properties.core import (
+    ActionView,
+    StepPred,
+    _trigger_waits,
+    always,
+    new_link,
+    sometimes,
+    step,
+    zones,
+)
+
+
+def monster_zone_count(s: State) -> int:
+    return s.schema["m_occ"].dims[1]
+
+
+def _battle(s: State) -> dict[str, Val]:
+    """The battle at damage calculation, read from the state before it (6.3.4.3.3)."""
+    tp = s.tp
+    opp = s.other(tp)
+    z, t = s.g("atk_zone"), s.g("atk_tgt")
+    return {
+        "tp": tp,
+        "opp": opp,
+        "a": s.g("m_atk", tp, z),
+        "ta": s.g("m_atk", opp, t),
+        "td": s.g("m_defv", opp, t),
+        "def": s.g("m_def", opp, t),
+        "direct": t == DIRECT,
+        "z": z,
+        "t": t,
+    }
+
+
+def _is_damage_calc(s: State, t: State) -> Val:
+    return s.k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER, s.g("attacking"))
+
+
+def _damage_table(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.3 and 6.3.4.3.3.1, restated: expected LP loss and destruction for each row."""
+    k = s.k
+    b = _battle(s)
+    atk, opp_atk, opp_def = b["a"], b["ta"], b["td"]
+    vs_atk = k.and_(k.not_(b["direct"]), k.not_(b["def"]))
+    vs_def = k.and_(k.not_(b["direct"]), b["def"])
+    zero = 0
+    loss_opp = k.ite(
+        b["direct"],
+        atk,
+        k.ite(k.and_(vs_atk, atk > opp_atk), atk - opp_atk, zero),
+    )
+    loss_tp = k.ite(
+        k.and_(vs_atk, atk < opp_atk),
+        opp_atk - atk,
+        k.ite(k.and_(vs_def, atk < opp_def), opp_def - atk, zero),
+    )
+    tie = k.and_(vs_atk, atk == opp_atk, atk != 0)
+    doom_target = k.or_(k.and_(vs_atk, k.or_(atk > opp_atk, tie)), k.and_(vs_def, atk > opp_def))
+    doom_attacker = k.and_(vs_atk, k.or_(atk < opp_atk, tie))
+    tp, opp = b["tp"], b["opp"]
+    row = k.and_(
+        t.g("lp", opp) == s.g("lp", opp) - loss_opp,
+        t.g("lp", tp) == s.g("lp", tp) - loss_tp,
+        k.implies(
+            k.not_(b["direct"]), t.g("m_doomed", opp, b["t"]) == k.or_(doom_target, s.g("m_doomed", opp, b["t"]))
+        ),
+        t.g("m_doomed", tp, b["z"]) == k.or_(doom_attacker, s.g("m_doomed", tp, b["z"])),
+    )
+    no_battle = k.and_(*(t.g("lp", p) == s.g("lp", p) for p in (0, 1)))
+    calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    return k.and_(
+        k.implies(_is_damage_calc(s, t), row),
+        k.implies(k.and_(calc, k.not_(s.g("attacking"))), no_battle),
+    )
+
+
+always(
+    "battle-damage-table",
+    "6.3.4.3.3, 6.3.4.3.3.1",
+    "Damage calculation follows the table of seed 000 exactly, row by row (0 against 0: nothing).",
+    step(_damage_table),
+)
+
+
+def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    kind, eff = a.p("kind"), a.p("eff")
+    before_calc = s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)
+    if s.r.damage_step_activations == "seed-000":  # the older overview's reading
+        allowed = k.and_(before_calc, k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.CHANGE_ATK))
+    else:
+        allowed = k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc))
+    # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step
+    new = s.g("chain_len")
+    destroyed = k.and_(a.is_("trigger"), a.p("pos"), t.g("c_kind", new) == Kind.TRIGGER)
+    triggered = k.implies(destroyed, s.g("phase") == Phase.DMG_END)
+    return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
+
+
+always(
+    "damage-step-activations",
+    "6.3.4.3",
+    "In the Damage Step only Counter Traps, negating effects and (up to before damage calculation) ATK/DEF "
+    "changes are activated (under the seed-000 reading: ATK/DEF changes and Counter Traps, up to before damage "
+    "calculation); a battle-destroyed monster's effect only at the end of the Damage Step.",
+    step(_damage_step_activations),
+)
+
+
+def _turned_face_up(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.2: a face-down monster that battles becomes face-up Defense Position at the timing "before damage
+    calculation" (the step from the start of the Damage Step to it); no other monster is turned face-up or
+    face-down by that step."""
+    k = s.k
+    into = k.and_(s.g("phase") == Phase.DMG_START, t.g("phase") == Phase.DMG_BEFORE)
+    tgt = s.g("atk_tgt")
+    battles = k.and_(s.g("attacking"), tgt != DIRECT)
+    out = []
+    for p, z in zones(s, "m_occ"):
+        target = k.and_(battles, s.other(s.tp) == p, tgt == z, s.g("m_occ", p, z))
+        turned = k.and_(t.g("m_up", p, z), k.implies(k.not_(s.g("m_up", p, z)), t.g("m_def", p, z)))
+        out += [k.implies(target, turned), k.implies(k.not_(target), t.g("m_up", p, z) == s.g("m_up", p, z))]
+    return k.implies(into, k.and_(*out))
+
+
+always(
+    "face-down-battler-turned-face-up",
+    "6.3.4.3.2",
+    "A face-down monster that is attacked becomes face-up Defense Position before damage calculation, and that "
+    "step turns no other monster.",
+    step(_turned_face_up),
+)
+
+
+def _to_graveyard_at_damage_end(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    enters_end = k.and_(s.g("phase") == Phase.DMG_AFTER, t.g("phase") == Phase.DMG_END)
+    out = []
+    for p in (0, 1):
+        doomed = [s.g("m_doomed", p, z) for z in range(monster_zone_count(s))]
+        gone = [k.implies(d, k.not_(t.g("m_occ", p, z))) for z, d in enumerate(doomed)]
+        out.append(k.implies(enters_end, k.and_(*gone, t.g("gy", p) == s.g("gy", p) + s.count(doomed))))
+        kept = [k.implies(s.g("m_doomed", p, z), t.g("m_occ", p, z)) for z in range(monster_zone_count(s))]
+        out.append(k.implies(k.not_(enters_end), k.and_(*kept)))
+    return k.and_(*out)
+
+
+always(
+    "battle-destroyed-to-graveyard-at-damage-step-end",
+    "6.3.4.3.3, 6.3.4.3.5",
+    "A monster determined destroyed by battle stays on the field until the end of the Damage Step and is sent "
+    "to the Graveyard as that timing begins, before its effects are activated.",
+    step(_to_graveyard_at_damage_end),
+)
+
+
+def _no_target_destroyed(s: State, a: ActionView, t: State) -> Val:
+    """Read from what happened: a new chain link whose target is a monster."""
+    k = s.k
+    new = s.g("chain_len")
+    added = t.g("chain_len") == new + 1
+    chooses = k.and_(added, k.one_of(t.g("c_eff", new), TARGETED), t.g("c_ta", new) == 0)
+    return k.implies(chooses, k.not_(s.g("m_doomed", t.g("c_tp", new), t.g("c_tz", new))))
+
+
+always(
+    "no-target-determined-destroyed",
+    "6.3.4.3.3",
+    "A monster determined destroyed by battle is never chosen as the target of an effect before it is sent "
+    "to the Graveyard.",
+    step(_no_target_destroyed),
+)
+
+
+def _triggers_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.4, 6.3.4.3.5: a waiting triggered effect (history) is activated or declined before anything
+    else is done (an effect triggered while a chain resolves waits for the rest of the chain); and only a
+    waiting one is, as the link of the card it came from (history: the Flip monster's zone, or the
+    Graveyard)."""
+    k = s.k
+    waiting = _trigger_waits(s)
+    first = k.implies(k.and_(waiting, k.not_(a.is_("resolve"))), a.is_("trigger"))
+    added, _, _, owner = new_link(s, t)
+    source = k.implies(k.and_(a.is_("trigger"), added), t.g("c_zone", s.g("chain_len")) == s.g("h_trig_zone", owner))
+    return k.and_(first, k.implies(a.is_("trigger"), waiting), source)
+
+
+always(
+    "triggers-first",
+    "6.3.4.3.4, 6.3.4.3.5",
+    "A Flip effect (after damage calculation, or after a flip) and a battle-destroyed monster's effect (at the "
+    "end of the Damage Step) are activated, or declined, before either player does anything else, as the link "
+    "of the card they came from, and no triggered effect is activated without its event (kept by the property "
+    "layer: what was flipped or destroyed by battle, and where).",
+    step(_triggers_first),
+)
+
+
+def _row(cond: Callable[[State, dict[str, Val]], Val]) -> StepPred:
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        return s.k.and_(_is_damage_calc(s, t), cond(s, _battle(s)))
+
+    return pred
+
+
+def _vs_atk(s: State, b: dict[str, Val]) -> Val:
+    return s.k.and_(s.k.not_(b["direct"]), s.k.not_(b["def"]))
+
+
+def _vs_def(s: State, b: dict[str, Val]) -> Val:
+    return s.k.and_(s.k.not_(b["direct"]), b["def"])
+
+
+sometimes(
+    "reach-every-damage-outcome",
+    "6.3.4.3.3, 6.3.4.3.3.1",
+    "Every row of the battle damage table happens in some play.",
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] > b["ta"])), "atk-higher"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] < b["ta"])), "atk-lower"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == b["ta"], b["a"] != 0)), "atk-equal"),
+    step(_row(lambda s, b: s.k.and_(_vs_atk(s, b), b["a"] == 0, b["ta"] == 0)), "atk-zero"),
+    step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] > b["td"])), "def-higher"),
+    step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] == b["td"])), "def-equal"),
+    step(_row(lambda s, b: s.k.and_(_vs_def(s, b), b["a"] < b["td"])), "def-lower"),
+    step(_row(lambda s, b: b["direct"]), "direct"),
+)
+
+
+def _triggered(phase: Phase, kind: Kind) -> StepPred:
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        new = s.g("chain_len")
+        added = k.and_(t.g("chain_len") == new + 1, t.g("c_kind", new) == kind)
+        return k.and_(a.is_("trigger"), s.g("phase") == phase, added)
+
+    return pred
+
+
+sometimes(
+    "reach-flip-effect-after-damage-calculation",
+    "6.3.4.3.2, 6.3.4.3.4",
+    "A face-down monster with a Flip effect is attacked and flipped; its effect is activated after damage calculation.",
+    step(_triggered(Phase.DMG_AFTER, Kind.FLIP)),
+)
+
+
+sometimes(
+    "reach-battle-destroyed-trigger",
+    "6.3.4.3.5",
+    "A monster destroyed by battle is sent to the Graveyard and its effect is activated at the end of the Damage Step.",
+    step(_triggered(Phase.DMG_END, Kind.TRIGGER)),
+)
+
+
+def _damage_step_activation(phases: tuple[Phase, ...], what: Callable[[State, Val, Val], Val]) -> StepPred:
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        added, kind, eff, _ = new_link(s, t)
+        return k.and_(a.is_("activate"), added, s.is_phase(*phases), what(s, kind, eff))
+
+    return pred
+
+
+sometimes(
+    "reach-damage-step-activations",
+    "6.3.4.3",
+    "In the Damage Step an ATK change is activated before damage calculation, a negating effect that is not a "
+    "Counter Trap is activated, and a Counter Trap is activated after damage calculation.",
+    step(
+        _damage_step_activation((Phase.DMG_START, Phase.DMG_BEFORE), lambda s, kind, eff: eff == Effect.CHANGE_ATK),
+        "atk-change-before-calculation",
+    ),
+    step(
+        _damage_step_activation(
+            DAMAGE_STEP, lambda s, kind, eff: s.k.and_(eff == Effect.NEGATE, kind != Kind.COUNTER_TRAP)
+        ),
+        "negation-not-counter-trap",
+    ),
+    step(
+        _damage_step_activation((Phase.DMG_AFTER, Phase.DMG_END), lambda s, kind, eff: kind == Kind.COUNTER_TRAP),
+        "counter-trap-after-calculation",
+    ),
+)

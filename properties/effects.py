@@ -1,0 +1,307 @@
+"""Costs and effects (seed 000: Spells and Traps, costs, the effect catalogue, the chain example): what an activation
+pays, where it comes from, what its resolution does, targets.
+"""
+
+from __future__ import annotations
+
+from duelcheck.model.cards import (
+    ATK_CAP,
+    HAND,
+    LP_COST,
+    MONSTER_KINDS,
+    SPELLS,
+    TARGETED,
+    TRAPS,
+    Cost,
+    Effect,
+    Kind,
+    MonsterEffect,
+    Phase,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.rules import (
+    winner_if_loses,
+)
+from duelcheck.model.state import State
+from duelcheck.properties.core import (
+    ActionView,
+    _target_there,
+    _top,
+    always,
+    link_takes_effect,
+    negated_link,
+    new_link,
+    sometimes,
+    state,
+    step,
+    zones,
+)
+
+
+def _set_not_same_turn(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    p, z = s.g("prio"), a.p("zone")
+    from_set = k.and_(a.is_("activate"), z != HAND, k.not_(k.one_of(a.p("kind"), MONSTER_KINDS)))
+    quick_or_trap = k.one_of(s.g("s_kind", p, z), (*TRAPS, Kind.QUICK_SPELL))
+    return k.implies(k.and_(from_set, quick_or_trap), s.g("h_set", p, z) == 0)  # Set this turn (history)
+
+
+always(
+    "set-trap-not-same-turn",
+    "seed 000 (Spells and Traps)",
+    "A Trap, or a Set Quick-Play Spell, is never activated on the turn it was Set.",
+    step(_set_not_same_turn),
+)
+
+
+def _special_face_up(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    joined = [
+        k.implies(k.and_(k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z)), t.g("m_up", p, z))
+        for p, z in zones(s, "m_occ")
+    ]
+    return k.implies(a.is_("resolve"), k.and_(*joined))
+
+
+always(
+    "special-summon-face-up",
+    "seed 000 (battle positions)",
+    "A Special Summon is never face-down.",
+    step(_special_face_up),
+)
+
+
+def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000: a negated link resolves without effect: no LP, hand, deck, monster or skipped phase changes."""
+    k = s.k
+    negated = k.and_(a.is_("resolve"), s.g("chain_len") > 0, negated_link(s))
+    same = [t.g(name, p) == s.g(name, p) for name in ("lp", "hand", "deck", "skip_bp", "skip_m1") for p in (0, 1)]
+    for p in (0, 1):
+        for z in range(s.r.monster_zones):
+            same += [t.g(name, p, z) == s.g(name, p, z) for name in ("m_occ", "m_atk", "m_up", "m_def")]
+    same += [t.g("winner") == s.g("winner"), t.g("phase") == s.g("phase"), t.g("attacking") == s.g("attacking")]
+    return k.implies(negated, k.and_(*same))
+
+
+def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000's catalogue: "the opponent skips their next Battle Phase / Main Phase 1" reaches the link's
+    opponent, never its player; "draw a card" draws for the link's player, never the opponent: one card from
+    their deck to their hand, the duel going on, or, from an empty deck, their loss."""
+    k = s.k
+    live = link_takes_effect(s, a)
+    eff, owner = _top(s, "c_eff"), _top(s, "c_owner")
+    opp = s.other(owner)
+    out = []
+    for name, effect in (("skip_bp", Effect.SKIP_BP), ("skip_m1", Effect.SKIP_MAIN1)):
+        hits = k.and_(t.g(name, opp), t.g(name, owner) == s.g(name, owner))
+        out.append(k.implies(k.and_(live, eff == effect), hits))
+    # "draw a card": the top card of the link player's deck goes to their hand and the duel goes on; with their
+    # deck empty they lose, as for the normal draw (6.3.1)
+    deck = s.g("deck", owner)
+    given = k.and_(
+        t.g("hand", owner) == s.g("hand", owner) + 1, t.g("deck", owner) == deck - 1, t.g("winner") == s.g("winner")
+    )
+    draws = k.ite(deck > 0, given, t.g("winner") == winner_if_loses(s, owner))
+    out.append(k.implies(k.and_(live, eff == Effect.DRAW), k.and_(draws, t.g("hand", opp) == s.g("hand", opp))))
+    return k.and_(*out)
+
+
+def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000's catalogue, 6.3.4.4: a link that takes effect does what its text says: a battle position
+    change turns its target monster face-up in Attack Position if it was face-down, else to the other position;
+    "Set face-down" turns a face-up target face-down in Defense Position; an ATK change moves a face-up target's
+    ATK by the amount chosen (never below 0, nor above the model's top ATK); "end the Battle Phase" in its Start
+    or Battle Step goes to its End Step."""
+    k = s.k
+    top = s.g("chain_len") - 1
+    live = link_takes_effect(s, a)
+    eff, p, z = s.g("c_eff", top), s.g("c_tp", top), s.g("c_tz", top)
+    there = _target_there(s)
+    up, dfn = s.g("m_up", p, z), s.g("m_def", p, z)
+    turned = k.ite(up, t.g("m_def", p, z) == k.not_(dfn), k.and_(t.g("m_up", p, z), k.not_(t.g("m_def", p, z))))
+    down = k.and_(k.not_(t.g("m_up", p, z)), t.g("m_def", p, z))
+    atk = k.smin(k.smax(s.g("m_atk", p, z) + a.p("amount"), 0), ATK_CAP)
+    changed = k.and_(t.g("m_occ", p, z), t.g("m_atk", p, z) == atk)
+    ends = k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
+    return k.implies(
+        live,
+        k.and_(
+            k.implies(k.and_(eff == Effect.CHANGE_POSITION, there), k.and_(t.g("m_occ", p, z), turned)),
+            k.implies(k.and_(eff == Effect.SET_FACE_DOWN, there, up), k.and_(t.g("m_occ", p, z), down)),
+            k.implies(k.and_(eff == Effect.CHANGE_ATK, there, up), changed),
+            k.implies(ends, t.g("phase") == Phase.BATTLE_END),
+        ),
+    )
+
+
+def _only_what_it_names(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000's catalogue: a resolving link changes only the cards its text names: its target ("destroy one
+    card", a position change, Set face-down, an ATK change), every monster ("destroy all monsters"), an empty
+    Monster Zone (a Special Summon), and its own card, which leaves the field once it has resolved. Every
+    other monster keeps its zone, position and ATK; every other Spell & Trap Zone keeps its card."""
+    k = s.k
+    resolves = k.and_(a.is_("resolve"), s.g("chain_len") > 0)
+    live = link_takes_effect(s, a)
+    eff, owner, zone = _top(s, "c_eff"), _top(s, "c_owner"), _top(s, "c_zone")
+    tpl, tar, tz = _top(s, "c_tp"), _top(s, "c_ta"), _top(s, "c_tz")
+    targeted = k.and_(live, k.one_of(eff, TARGETED))
+    own_card = k.not_(k.one_of(_top(s, "c_kind"), MONSTER_KINDS))  # a Spell/Trap's link: its card is in a zone
+    out = []
+    for p, z in zones(s, "m_occ"):
+        named = k.or_(
+            k.and_(targeted, tar == 0, tpl == p, tz == z),
+            k.and_(live, eff == Effect.DESTROY_ALL_MONSTERS),
+            k.and_(live, eff == Effect.SPECIAL_SUMMON, k.not_(s.g("m_occ", p, z))),
+        )
+        same = k.and_(*(t.g(f, p, z) == s.g(f, p, z) for f in ("m_occ", "m_up", "m_def", "m_atk")))
+        out.append(k.or_(named, same))
+    for p, z in zones(s, "s_occ"):
+        named = k.or_(
+            k.and_(live, eff == Effect.DESTROY_CARD, tar == 1, tpl == p, tz == z),
+            k.and_(own_card, owner == p, zone == z),
+        )
+        out.append(k.or_(named, t.g("s_occ", p, z) == s.g("s_occ", p, z)))
+    return k.implies(resolves, k.and_(*out))
+
+
+always(
+    "resolution-effects",
+    "seed 000 (chain, negation, effect catalogue)",
+    "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
+    "skips a phase, the controller draws a card from their deck, or loses with it empty); a position change, "
+    "a Set face-down, an ATK change and the end of the Battle Phase do what their text says; a resolving link "
+    "changes no card its text does not name.",
+    step(_negated_does_nothing, "negated"),
+    step(_applies_to_named_player, "named-player"),
+    step(_does_what_it_says, "as-written"),
+    step(_only_what_it_names, "only-what-it-names"),
+)
+
+
+def _activation_source(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (Spells and Traps, monster effects): where an activated card or effect comes from."""
+    k = s.k
+    added, kind, eff, owner = new_link(s, t)
+    act = k.and_(a.is_("activate"), added)
+    z = a.p("zone")
+    monster = k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))
+    from_hand = k.and_(z == HAND, k.not_(monster))
+    cost = t.g("c_cost", s.g("chain_len"))
+    set_card = k.and_(
+        s.g("s_occ", owner, z),
+        k.not_(s.g("s_up", owner, z)),
+        s.g("s_kind", owner, z) == kind,
+        s.g("s_eff", owner, z) == eff,
+        s.g("s_cost", owner, z) == cost,
+    )
+    mkind = k.ite(kind == Kind.IGNITION, int(MonsterEffect.IGNITION), int(MonsterEffect.QUICK), w=3)
+    face_up = k.and_(
+        s.g("m_occ", owner, z), s.g("m_up", owner, z), s.g("m_kind", owner, z) == mkind, s.g("m_eff", owner, z) == eff
+    )
+    return k.implies(
+        act,
+        k.and_(
+            k.implies(from_hand, k.one_of(kind, SPELLS)),  # a Trap is Set before it is activated
+            k.implies(k.and_(k.not_(monster), k.not_(from_hand)), set_card),  # the Set card, with its cost
+            k.implies(monster, face_up),  # a face-up monster's own effect
+        ),
+    )
+
+
+def _ends_battle_phase(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.4: an effect that ends the Battle Phase is activated only within it (the Start Step or the Battle
+    Step)."""
+    k = s.k
+    added, _, eff, _ = new_link(s, t)
+    return k.implies(k.and_(added, eff == Effect.END_BATTLE_PHASE), s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
+
+
+def _cost_paid(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (costs; the chain example: Magic Jammer discards a card, Seven Tools pays 1000 LP): an activation
+    pays the cost its link records, that and nothing else: a Spell from the hand leaves the hand, a discard
+    cost sends one more card from the hand to the Graveyard, an LP cost takes 1000 LP; the opponent pays
+    nothing."""
+    k = s.k
+    added, kind, _, owner = new_link(s, t)
+    act = k.and_(a.is_("activate"), added)
+    opp = s.other(owner)
+    cost = t.g("c_cost", s.g("chain_len"))
+    from_hand = k.and_(a.p("zone") == HAND, k.not_(k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))))
+    discard = cost == Cost.DISCARD
+    wh, wg = s.schema["hand"].width, s.schema["gy"].width
+    hand_out = k.ite(from_hand, 1, 0, w=wh) + k.ite(discard, 1, 0, w=wh)
+    paid = k.and_(
+        t.g("hand", owner) == s.g("hand", owner) - hand_out,
+        t.g("gy", owner) == s.g("gy", owner) + k.ite(discard, 1, 0, w=wg),
+        t.g("lp", owner) == s.g("lp", owner) - k.ite(cost == Cost.PAY_LP, LP_COST, 0, w=s.schema["lp"].width),
+        *(t.g(name, opp) == s.g(name, opp) for name in ("hand", "gy", "lp")),
+    )
+    return k.implies(act, paid)
+
+
+def _target_is_another_card(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 (the chain example: Mystical Space Typhoon targets Royal Decree): a card that targets a Spell or
+    Trap targets another card, never itself."""
+    k = s.k
+    added, _, eff, owner = new_link(s, t)
+    i = s.g("chain_len")
+    own_card = k.and_(t.g("c_ta", i) == 1, t.g("c_tp", i) == owner, t.g("c_tz", i) == t.g("c_zone", i))
+    card = k.not_(k.one_of(t.g("c_kind", i), MONSTER_KINDS))
+    return k.implies(k.and_(a.is_("activate"), added, card, k.one_of(eff, TARGETED)), k.not_(own_card))
+
+
+always(
+    "costs-paid-on-activation",
+    "seed 000 (costs, chain example)",
+    "An activation pays the cost it records and nothing else: a discard sends a card from the hand to the "
+    "Graveyard, an LP cost takes 1000 LP; a Spell from the hand leaves the hand; the opponent pays nothing.",
+    step(_cost_paid),
+)
+
+
+always(
+    "target-is-another-card",
+    "seed 000 (chain example)",
+    "A Spell or Trap that targets a Spell or Trap targets another card, never itself.",
+    step(_target_is_another_card),
+)
+
+
+always(
+    "activation-sources",
+    "seed 000 (Spells and Traps, monster effects), 6.3.4.4",
+    "A Spell is activated from the hand or from where it was Set, a Trap only once Set, each with the cost of "
+    "the card Set; a monster's effect only from that face-up monster; an effect that ends the Battle Phase "
+    "only within it.",
+    step(_activation_source, "card"),
+    step(_ends_battle_phase, "end-battle-phase"),
+)
+
+
+def _negated_kept_cost(s: State) -> Val:
+    k = s.k
+    links = range(s.r.chain_links)
+    return k.or_(*(k.and_(j < s.g("chain_len"), s.g("h_neg", j) == 1, s.g("c_cost", j) != Cost.NONE) for j in links))
+
+
+sometimes(
+    "reach-negated-activation-kept-its-cost",
+    "seed 000 (chain example, costs)",
+    "An activation whose cost was paid is negated; the cost stays paid.",
+    state(_negated_kept_cost),
+)
+
+
+def _spell_trap_set(s: State, a: ActionView, t: State) -> Val:
+    """The turn player Sets a card from the hand face-down in an empty Spell & Trap Zone of theirs."""
+    k, tp = s.k, s.tp
+    placed = k.or_(*(k.and_(k.not_(s.g("s_occ", tp, z)), t.g("s_occ", tp, z)) for z in range(s.r.spell_trap_zones)))
+    return k.and_(a.is_("set_spell_trap"), t.g("hand", tp) == s.g("hand", tp) - 1, placed)
+
+
+sometimes(
+    "reach-set-spell-trap",
+    "6.3.3, seed 000 (Spells and Traps)",
+    "A Spell or Trap is Set from the hand face-down in a Spell & Trap Zone.",
+    step(_spell_trap_set),
+)

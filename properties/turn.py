@@ -1,0 +1,409 @@
+"""The turn and its phases (6.3, 6.3.1, 6.3.2, 6.3.3, 6.3.5, 6.3.6): the order of the phases, the draw, Main Phase 2
+after a Battle Phase, the Normal Summon, the hand limit, passing and ending phases, deck-out, no deadlock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from duelcheck.model.cards import (
+    BATTLE_PHASE,
+    MAIN_PHASES,
+    NO_CHOICE,
+    TO_MAIN2,
+    Effect,
+    Phase,
+)
+from duelcheck.model.kit import Val
+from duelcheck.model.rules import (
+    ACTION_BY_NAME,
+    Params,
+    main1_ends,
+    winner_if_loses,
+)
+from duelcheck.model.state import Rejected, State, action_body
+from duelcheck.properties.core import (
+    PROGRESS,
+    ActionView,
+    always,
+    battle_chosen,
+    main1_would_begin,
+    negated_link,
+    sometimes,
+    state,
+    step,
+)
+
+
+def enabled(s: State, name: str, params: dict[str, int]) -> Val:
+    """Whether an action instance is enabled in s (a Z3 term when s is symbolic), by the rules the system runs:
+    the body is run as the system runs it (a rule changed for mutation analysis is changed here alike), so
+    that no-deadlock judges the model being checked, not the rules as written."""
+    n = s.edit()
+    try:
+        with action_body(name):
+            ACTION_BY_NAME[name].body(s, Params(params), n)
+    except Rejected:
+        return False
+    return n.guard() if s.k.symbolic else True
+
+
+always(
+    "main2-only-after-battle",
+    "6.3.5",
+    "Main Phase 2 is entered only after a Battle Phase in the same turn.",
+    # what happened this turn, from the property layer's history (the rules' own flag is `bp_done`)
+    state(lambda s: s.k.implies(s.g("phase") == Phase.MAIN2, s.g("h_battled") == 1)),
+)
+
+
+always(
+    "first-turn-no-draw",
+    "6.3.1",
+    "The player who goes first makes no normal draw on turn 1.",
+    step(lambda s, a, t: s.k.implies(s.g("turn") == 1, s.k.not_(a.is_("normal_draw")))),
+)
+
+
+always(
+    "one-normal-draw-per-draw-phase",
+    "6.3.1",
+    "The turn player makes at most one normal draw in a Draw Phase (counted by the property layer: normal "
+    "draws made since the Draw Phase began).",
+    state(lambda s: s.g("h_draws") <= 1),
+)
+
+
+always(
+    "first-turn-no-battle",
+    "6.3.4",
+    "The player who goes first conducts no Battle Phase on turn 1.",
+    state(lambda s: s.k.implies(s.g("turn") == 1, s.k.not_(s.is_phase(*BATTLE_PHASE)))),
+)
+
+
+def _hand_limit(s: State, a: ActionView, t: State) -> Val:
+    k, r = s.k, s.r
+    tp = s.tp
+    # 6.3.6, read with the knobs: the limit is a parameter, and a rule set may have none at all
+    ends = k.implies(k.and_(r.hand_limit_enforced, t.g("turn") != s.g("turn")), t.g("hand", tp) <= r.hand_limit)
+    discards = k.implies(
+        a.is_("discard"),
+        k.and_(s.g("phase") == Phase.END, t.g("hand", tp) >= r.hand_limit, t.g("hand", tp) == s.g("hand", tp) - 1),
+    )
+    opponent_keeps = k.implies(a.is_("discard"), t.g("hand", s.other(tp)) == s.g("hand", s.other(tp)))
+    return k.and_(ends, discards, opponent_keeps)
+
+
+always(
+    "hand-limit-at-turn-end",
+    "6.3.6",
+    "A turn ends with the turn player holding no more than the hand limit; discards stop at the limit "
+    "and only the turn player discards.",
+    step(_hand_limit),
+)
+
+
+always(
+    "normal-summon-limit",
+    "6.3.5",
+    "At most the allowed number of Normal Summons or Sets per turn, counted across Main Phase 1 and 2 (counted "
+    "by the property layer: Normal Summons and Sets made this turn).",
+    state(lambda s: s.g("h_summons") <= s.r.normal_summons_per_turn),
+)
+
+
+def _deck_out(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    tp = s.tp
+    # 6.3.1: the normal draw is one card, or (draw_until, Rush Duel) cards up to that many in hand, at least one
+    hand, until = s.g("hand", tp), s.r.draw_until
+    wanted = 1 if until == 0 else k.ite(hand < until, until - hand, 1, w=s.schema["hand"].width)
+    empty_draw = k.and_(a.is_("normal_draw"), s.g("deck", tp) < wanted)
+    drawn = k.and_(a.is_("normal_draw"), k.not_(s.g("deck", tp) < wanted))
+    return k.and_(
+        k.implies(empty_draw, t.g("winner") == winner_if_loses(s, tp)),
+        # and only then: a deck that holds the cards to draw gives them, and the duel goes on
+        k.implies(drawn, k.and_(t.g("winner") == s.g("winner"), t.g("deck", tp) == s.g("deck", tp) - wanted)),
+        t.g("deck", 0) >= 0,
+        t.g("deck", 1) >= 0,
+    )
+
+
+always(
+    "deck-out-loses",
+    "6.3.1",
+    "A player who must make the normal draw from an empty deck loses the duel, and only then: a deck that holds "
+    "the cards drawn gives them and the duel goes on; a deck never goes below 0.",
+    step(_deck_out),
+)
+
+
+_NEXT: dict[Phase, tuple[Phase, ...]] = {
+    Phase.DRAW: (Phase.STANDBY,),
+    Phase.STANDBY: (Phase.MAIN1, Phase.BATTLE_START, Phase.END),  # seed 000: Main Phase 1 skipped
+    Phase.MAIN1: (Phase.BATTLE_START, Phase.END),
+    Phase.BATTLE_START: (Phase.BATTLE_STEP,),
+    Phase.BATTLE_STEP: (Phase.DMG_START, Phase.BATTLE_END),
+    Phase.DMG_START: (Phase.DMG_BEFORE,),
+    Phase.DMG_BEFORE: (Phase.DMG_DURING,),
+    Phase.DMG_DURING: (Phase.DMG_AFTER,),
+    Phase.DMG_AFTER: (Phase.DMG_END,),
+    Phase.DMG_END: (Phase.BATTLE_STEP,),
+    Phase.BATTLE_END: (Phase.MAIN2,),  # or the End Phase where there is no Main Phase 2 (below)
+    Phase.MAIN2: (Phase.END,),
+    Phase.END: (Phase.DRAW,),
+}
+
+
+def _phase_order(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    before, after = s.g("phase"), t.g("phase")
+    order = dict(_NEXT)
+    if not s.r.standby_phase:  # 6.3.2 read with the knob: without a Standby Phase the Draw Phase leads on
+        order[Phase.DRAW] = _NEXT[Phase.STANDBY]
+        del order[Phase.STANDBY]
+    if not s.r.main_phase_2:  # 6.3.5 read with the knob: without Main Phase 2 the Battle Phase leads to the End Phase
+        order[Phase.BATTLE_END] = (Phase.END,)
+    moves = [k.and_(before == p, k.one_of(after, [int(q) for q in nxt])) for p, nxt in order.items()]
+    turn_ok = k.or_(
+        t.g("turn") == s.g("turn"),
+        k.and_(t.g("turn") == s.g("turn") + 1, before == Phase.END, after == Phase.DRAW),
+    )
+    changes_by_pass = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
+    # 6.3.4.4: a resolving effect that ends the Battle Phase goes straight to the End Step
+    top = s.g("chain_len") - 1
+    ends_bp = k.and_(
+        a.is_("resolve"),
+        s.g("c_eff", top) == Effect.END_BATTLE_PHASE,
+        k.not_(negated_link(s)),
+        s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP),
+        after == Phase.BATTLE_END,
+    )
+    return k.and_(k.or_(before == after, k.and_(k.or_(*moves), changes_by_pass), ends_bp), turn_ok)
+
+
+always(
+    "phase-order",
+    "6.3",
+    "Phases and steps follow 6.3 in order (Draw, Standby, Main 1, Battle Phase steps, Main 2, End), and "
+    "change only when both players have passed, or by an effect that ends the Battle Phase (6.3.4.4).",
+    step(_phase_order),
+)
+
+
+def _no_deadlock(s: State) -> Val:
+    k = s.k
+    return k.implies(s.g("winner") == 0, k.or_(*(enabled(s, name, params) for name, params in PROGRESS)))
+
+
+def _really_stuck(system: Any, s: State) -> bool:
+    """A reported deadlock is real only if no action at all is enabled (the progress set is a sufficient check)."""
+    return next(iter(system.successors(s)), None) is None
+
+
+always(
+    "no-deadlock",
+    "6.3",
+    "Every state in which the duel goes on has an enabled action.",
+    state(_no_deadlock),
+    certify=_really_stuck,
+)
+
+
+_MAIN_ACTS = ("normal_summon", "set_monster", "flip_summon", "change_position", "set_spell_trap")
+
+
+def _main_timing(s: State, a: ActionView, t: State) -> Val:
+    """6.3.3: summons, Sets and position changes are the turn player's acts in their own Main Phase, with
+    the turn player holding priority, no chain open or resolving, no attack going on, the duel not over."""
+    k = s.k
+    acted = k.or_(*(a.is_(name) for name in _MAIN_ACTS))
+    when = k.and_(
+        s.is_phase(*MAIN_PHASES),
+        s.g("chain_len") == 0,
+        k.not_(s.g("resolving")),
+        s.g("prio") == s.tp,
+        k.not_(s.g("attacking")),
+    )
+    return k.implies(acted, when)
+
+
+def _attack_timing(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2: an attack is declared in the Battle Step by the turn player holding priority, with no chain
+    open and no other attack going on."""
+    k = s.k
+    when = k.and_(
+        s.g("phase") == Phase.BATTLE_STEP,
+        s.g("chain_len") == 0,
+        k.not_(s.g("resolving")),
+        s.g("prio") == s.tp,
+        k.not_(s.g("attacking")),
+    )
+    return k.implies(a.is_("declare_attack"), when)
+
+
+always(
+    "summon-and-attack-timing",
+    "6.3.3, 6.3.4.2",
+    "Summons, Sets and position changes happen in the turn player's Main Phase, attack declarations in the "
+    "Battle Step, one attack at a time; each by the turn player holding priority with no chain open.",
+    step(_main_timing, "main-phase"),
+    step(_attack_timing, "attack"),
+)
+
+
+def _phase_choice(s: State, a: ActionView, t: State) -> Val:
+    k, r = s.k, s.r
+    choice = a.p("choice")
+    leaves = k.or_(t.g("phase") != s.g("phase"), t.g("turn") != s.g("turn"))  # the step ends the phase
+    main2_optional = k.and_(r.main_phase_2, k.not_(r.main_phase_2_requires_battle_phase))
+    at_main1_end = k.and_(main1_ends(s), leaves, k.implies(choice == TO_MAIN2, main2_optional))
+    after_battle = k.and_(choice == TO_MAIN2, s.g("phase") == Phase.BATTLE_END, r.main_phase_2, leaves)
+    return k.implies(choice != NO_CHOICE, k.or_(at_main1_end, after_battle))
+
+
+always(
+    "phase-choice-where-offered",
+    "6.3.3, 6.3.5",
+    "A choice of the next phase is made only by the step that ends Main Phase 1 (the Battle Phase, the End "
+    "Phase, or Main Phase 2 where it may follow Main Phase 1), or, for Main Phase 2, by the step that ends a "
+    "Battle Phase.",
+    step(_phase_choice),
+)
+
+
+def _second_pass(s: State, a: ActionView) -> Val:
+    """The step is the second of two passes in succession with no chain open (history), or both at once."""
+    k = s.k
+    return k.or_(a.is_("end_step"), k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1))
+
+
+def _phase_moved(s: State, t: State) -> Val:
+    return s.k.or_(t.g("phase") != s.g("phase"), t.g("turn") != s.g("turn"))
+
+
+def _window_passed(s: State, a: ActionView) -> Val:
+    """The step is the second of two passes in succession that answered the turn player's summon, Set, change
+    of position or resolved chain (history): the response window (6.3, `response_window`)."""
+    return s.k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1, s.g("h_window") == 1)
+
+
+def _both_passed(s: State, a: ActionView, t: State) -> Val:
+    """6.3: both players passed in succession with no chain open: the phase or step ends (in the End Phase the
+    turn player over the hand limit first discards, 6.3.6); but two passes of a response window close the window
+    and the turn player acts on in the same phase, holding priority."""
+    k, r = s.k, s.r
+    discards = k.and_(s.g("phase") == Phase.END, r.hand_limit_enforced, s.g("hand", s.tp) > r.hand_limit)
+    window = _window_passed(s, a)
+    ends = k.implies(k.and_(_second_pass(s, a), k.not_(window)), k.or_(_phase_moved(s, t), discards))
+    goes_on = k.implies(window, k.and_(k.not_(_phase_moved(s, t)), t.g("prio") == s.tp))
+    return k.and_(ends, goes_on)
+
+
+def _one_pass(s: State, a: ActionView, t: State) -> Val:
+    """6.3: a single pass never ends a phase or step: only the second of two in succession does."""
+    return s.k.implies(s.k.and_(a.is_("pass"), _phase_moved(s, t)), _second_pass(s, a))
+
+
+def _new_phase_priority(s: State, a: ActionView, t: State) -> Val:
+    """6.3: each phase and step that begins when the last one ended begins with the turn player holding
+    priority (a Battle Phase ended by a resolving effect, 6.3.4.4, goes on with the rest of the chain)."""
+    k = s.k
+    ended = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
+    return k.implies(k.and_(ended, _phase_moved(s, t)), t.g("prio") == t.tp)
+
+
+def _opponent_next(s: State, a: ActionView, t: State) -> Val:
+    """6.3, seed 000 (chains): the first of two passes (history: no pass just before it, with the chain open or
+    not) hands priority to the other player, who may act or pass in turn: the passes in succession are both
+    players'."""
+    k = s.k
+    first = k.and_(
+        a.is_("pass"),
+        k.ite(s.g("chain_len") == 0, s.g("h_empty_passes") == 0, k.and_(s.g("h_passes") == 0, s.g("h_resolving") == 0)),
+    )
+    return k.implies(first, t.g("prio") == s.other(s.g("prio")))
+
+
+always(
+    "passes-end-phases",
+    "6.3",
+    "A phase or step ends when both players pass in succession with no chain open, never on one pass, and "
+    "the next begins with the turn player holding priority (in the End Phase, a hand over the limit is first "
+    "discarded, 6.3.6); the first of two passes hands priority to the other player; two passes answering the "
+    "turn player's summon, Set, change of position or resolved chain leave the phase going on.",
+    step(_both_passed, "both-passed"),
+    step(_one_pass, "one-pass"),
+    step(_new_phase_priority, "turn-player-first"),
+    step(_opponent_next, "opponent-next"),
+)
+
+
+def _main1_skipped(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 ("the opponent skips their next Main Phase 1"): when the phase before Main Phase 1 ends, Main
+    Phase 1 begins unless such an effect resolved against the turn player since their last skip (history), and
+    then it is skipped: once per effect."""
+    k = s.k
+    pending = s.g("h_skip_m1", s.tp) == 1
+    return k.implies(main1_would_begin(s, a, t), (t.g("phase") == Phase.MAIN1) == k.not_(pending))
+
+
+def _battle_skipped(s: State, a: ActionView, t: State) -> Val:
+    """Seed 000 ("the opponent skips their next Battle Phase"): the Battle Phase chosen at the end of Main Phase
+    1 begins unless such an effect resolved against the turn player since their last skip (history); a skipped
+    Battle Phase leads to the End Phase."""
+    k = s.k
+    pending = s.g("h_skip_bp", s.tp) == 1
+    where = k.ite(pending, t.g("phase") == Phase.END, t.g("phase") == Phase.BATTLE_START)
+    return k.implies(battle_chosen(s, a, t), where)
+
+
+always(
+    "phase-skips",
+    "seed 000 (effect catalogue), 6.3.3",
+    "An effect that makes the opponent skip their next Main Phase 1 or Battle Phase skips exactly that one: "
+    "the phase begins as usual unless such an effect resolved against its player since their last skip, and "
+    "a skipped Battle Phase leads to the End Phase (what resolved is kept by the property layer).",
+    step(_main1_skipped, "main-phase-1"),
+    step(_battle_skipped, "battle-phase"),
+)
+
+
+sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s: s.g("phase") == Phase.MAIN2))
+
+
+sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3))
+
+
+sometimes(
+    "reach-deck-out-loss",
+    "6.3.1",
+    "A player must make the normal draw from an empty deck and loses.",
+    step(lambda s, a, t: s.k.and_(a.is_("normal_draw"), s.g("deck", s.tp) == 0)),
+)
+
+
+sometimes(
+    "reach-hand-limit-discard",
+    "6.3.6",
+    "The turn player ends a turn over the hand limit and discards.",
+    step(lambda s, a, t: a.is_("discard")),
+)
+
+
+sometimes(
+    "reach-standby-to-end",
+    "seed 000 (Main Phase 2 note)",
+    "With Main Phase 1 (and the Battle Phase) skipped, the turn goes from the Standby Phase to the End Phase.",
+    step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END)),
+)
+
+
+sometimes(
+    "reach-standby-to-battle",
+    "seed 000 (Main Phase 2 note), 6.3.4",
+    "With Main Phase 1 alone skipped, the turn goes from the Standby Phase to the Battle Phase (the note's other "
+    "case: the Battle Phase is not skipped, so the turn player may still conduct it).",
+    step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.BATTLE_START)),
+)

@@ -32,25 +32,7 @@ if TYPE_CHECKING:
         select,
     )
 
-__version__ = "0.1.0"
-
-
-def _checkout_folders() -> None:
-    """Run from a checkout (a script at its root, where this folder shadows an installed copy), the design
-    card's top-level folders `model/`, `properties/`, `engines/` and `counterexamples/` are this package's
-    subpackages, as the installed and the editable copies map them (pyproject.toml, package-dir)."""
-    import os
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(here)
-    mapped = ("model", "properties", "engines", "counterexamples")
-    if os.path.isdir(os.path.join(here, "model")) or not os.path.isfile(os.path.join(root, "pyproject.toml")):
-        return  # an installed copy holds its subpackages itself
-    if all(os.path.isfile(os.path.join(root, name, "__init__.py")) for name in mapped):
-        __path__.append(root)
-
-
-_checkout_folders()
+from duelcheck.version import __version__
 
 __all__ = [
     "DEFAULT_DEPTH",

@@ -52,22 +52,59 @@ def test_every_readme_example_runs_in_order(tmp_path: Path) -> None:
     assert ran >= 10
 
 
-def test_the_library_example_runs_from_the_checkout_root() -> None:
-    """A script at the root of a checkout imports the `duelcheck` folder there, not the installed copy: the
-    package still finds its subpackages kept at the top level (model/, properties/, engines/,
-    counterexamples/). The installed copy's own mapping (an editable install's finder) is taken away first,
-    so that only the checkout answers, as it does beside a non-editable install."""
-    root = Path(__file__).resolve().parent.parent
-    script = (
-        "import sys\n"
-        "sys.meta_path = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
-        "import duelcheck\n"
-        "report = duelcheck.check(properties=['main2-only-after-battle'], depth=3)\n"
-        "import duelcheck.model.rules as rules\n"
-        "print(report.results[0].verdict, rules.__file__)\n"
-    )
+EXAMPLE = (
+    "import duelcheck\n"
+    "report = duelcheck.check(properties=['main2-only-after-battle'], depth=3)\n"
+    "import duelcheck.model.rules as rules\n"
+    "print(report.results[0].verdict, rules.__file__)\n"
+)
+
+
+def _example(prelude: str, cwd: Path) -> Path:
+    """Run the README's library example after `prelude`; the file `duelcheck.model.rules` came from."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    script = prelude + EXAMPLE
+    out = subprocess.run([sys.executable, "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     verdict, path = out.stdout.split()
-    assert verdict == "holds" and Path(path) == root / "model" / "rules.py"
+    assert verdict == "holds"
+    return Path(path).resolve()
+
+
+def test_the_library_example_runs_from_the_checkout_root() -> None:
+    """A script at the root of a checkout imports the `duelcheck` folder there, not the installed copy, and the
+    package finds its subpackages kept at the top level (model/, properties/, engines/, counterexamples/:
+    each linked into duelcheck/). An editable install's finder is taken away first, so that only the checkout
+    answers, as it does beside a non-editable install."""
+    root = Path(__file__).resolve().parent.parent
+    prelude = "import sys\nsys.meta_path = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
+    assert _example(prelude, root) == root / "model" / "rules.py"
+
+
+def test_the_library_example_runs_from_an_editable_install(tmp_path: Path) -> None:
+    """`pip install -e .` (here into a folder of its own, its finder put first) maps the top-level folders into
+    the package: the example runs from elsewhere, its modules read from the checkout."""
+    root = Path(__file__).resolve().parent.parent
+    prefix = tmp_path / "prefix"
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-deps",
+        "--ignore-installed",
+        "--prefix",
+        str(prefix),
+        "-e",
+        str(root),
+    ]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    site_dir = next(prefix.glob("lib/python3*/site-packages"))
+    prelude = (
+        "import site, sys\n"
+        f"site.addsitedir({str(site_dir)!r})\n"
+        "sys.meta_path.sort(key=lambda f: 'editable' not in repr(f).lower())\n"
+    )
+    assert _example(prelude, tmp_path) == root / "model" / "rules.py"

@@ -14,6 +14,7 @@ from duelcheck.cli import (  # noqa: F401  (each module registers its command)
     presets,
     properties,
     replay,
+    rulebook,
     schema,
     show,
     sweep,

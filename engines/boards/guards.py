@@ -84,6 +84,19 @@ def slugify(text: str, limit: int = 56) -> str:
     return words or "guard"
 
 
+def guard_slugs(said: list[Reason]) -> list[str]:
+    """Each guard's name within its action, from its words alone (a state-dependent reason: its function's
+    name): a slug of the reason, numbered only among guards with the same words. A guard's name does not
+    depend on its place, so renaming, adding or moving another guard leaves it as it was."""
+    seen: dict[str, int] = {}
+    out = []
+    for reason in said:
+        base = re.sub(r"_", "-", reason.__name__) if callable(reason) else slugify(reason)
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return out
+
+
 def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> list[ActionGuards]:
     """Every action's guard conjuncts with their reasons, run on a symbolic Builder as the transition
     relation is built (model/system.py `_build_step`)."""
@@ -106,12 +119,9 @@ def collect_guards(ts: TransitionSystem, actions: list[str] | None = None) -> li
             raise InternalError(f"{act.name}: {len(n.guards)} guard conjuncts but {len(said)} reasons recorded")
         guards: list[Guard] = []
         terms: list[Any] = []
-        seen: dict[str, int] = {}
-        for i, ((term, _), reason, mine) in enumerate(zip(n.guards, said, own, strict=True)):
+        slugs = guard_slugs(said)
+        for i, ((term, _), reason, mine, slug) in enumerate(zip(n.guards, said, own, slugs, strict=True)):
             words = reason.__name__ if callable(reason) else reason
-            base = re.sub(r"_", "-", words) if callable(reason) else slugify(words)
-            seen[base] = seen.get(base, 0) + 1
-            slug = base if seen[base] == 1 else f"{base}-{seen[base]}"
             # no board for parameter sanity, nor for another action's guard
             tested = mine and (callable(reason) or not reason.startswith(EXCLUDED_PREFIXES))
             guards.append(Guard(act.name, i, words, reason, slug, tested))

@@ -65,17 +65,21 @@ def load_rules(source: str | Path | Mapping[str, Any] | Rules | None = None) -> 
     return _load_rules_file(source)
 
 
-def select(names: Iterable[str] | None) -> list[Property]:
-    """The properties named (all when None or empty): `name` for every case, `name[case]` for one.
-    An unknown name raises `InputError` with the closest names ("did you mean")."""
+def select(names: Iterable[str] | None, extra: Iterable[Property] = ()) -> list[Property]:
+    """The properties named (all when None or empty): `name` for every case, `name[case]` for one. `extra`
+    (a user's properties, properties/user.py) are in every selection and may be named like the shipped ones
+    (naming one runs only the user's properties and those named). An unknown name raises `InputError` with
+    the closest names ("did you mean")."""
+    extra = list(extra)
+    known = {**BY_NAME, **{p.name: p for p in extra}}
     chosen: dict[str, Property] = {}
     for raw in names or ():
         m = _LABEL.match(raw.strip())
-        prop = BY_NAME.get(m.group("name")) if m else None
+        prop = known.get(m.group("name")) if m else None
         case = m.group("case") if m else None
         cases = [c.label for c in prop.checks] if prop is not None else []
         if prop is None or (case is not None and case not in cases):
-            labels = [label for info in list_properties() for label in info.labels]
+            labels = [label for info in list_properties() for label in info.labels] + [p.name for p in extra]
             close = difflib.get_close_matches(raw, labels, n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(close)}?" if close else "; `duelcheck properties` lists them"
             raise InputError(f"--property {raw!r}: no such property{' case' if prop is not None else ''}{hint}")
@@ -88,9 +92,28 @@ def select(names: Iterable[str] | None) -> list[Property]:
         kept = {c.label for c in (held.checks if held is not None else ())} | {case}
         chosen[prop.name] = replace(prop, checks=tuple(c for c in prop.checks if c.label in kept))
     if not chosen:
-        return list(PROPERTIES)
-    order = [p.name for p in PROPERTIES]
+        return list(PROPERTIES) + extra
+    for p in extra:  # a user's properties are in every run they are given to
+        chosen.setdefault(p.name, p)
+    order = [p.name for p in PROPERTIES] + [p.name for p in extra]
     return sorted(chosen.values(), key=lambda p: order.index(p.name))
+
+
+def user_properties(
+    rules: Rules, always: tuple[str, ...] = (), sometimes: tuple[str, ...] = (), files: Iterable[str | Path] = ()
+) -> list[Property]:
+    """A user's properties under these rules: `--always`/`--sometimes` expressions and property files
+    (properties/user.py); a malformed one raises `InputError` naming where."""
+    from duelcheck.properties.user import from_command_line, from_file
+
+    out = from_command_line(always, sometimes, rules)
+    for path in files:
+        out += from_file(path, rules)
+    names = [p.name for p in out]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise InputError(f"property {twice!r} is given twice")
+    return out
 
 
 def check(
@@ -108,6 +131,9 @@ def check(
     property_timeout: float | None = None,
     on_result: Callable[[Result], None] | None = None,
     progress: Callable[[str], None] | None = None,
+    always: Iterable[str] = (),
+    sometimes: Iterable[str] = (),
+    property_files: Iterable[str | Path] = (),
 ) -> Report:
     """Check properties (names or `name[case]` labels; all when None) under rules (see `load_rules`).
 
@@ -117,14 +143,16 @@ def check(
     `.exit_code` (the command line's), `.to_json()`. `timeout` (seconds for the whole run) makes what does
     not finish `unknown`. Traces are written to `out` when given. `cache=True` keeps proofs in the
     user's cache folder, a path keeps them there, False or None proves again. `on_result` hears each
-    result as soon as it is settled; `progress` hears what the run is doing."""
+    result as soon as it is settled; `progress` hears what the run is doing. `always` and `sometimes` add a
+    property each, a state predicate in the `--where` language (docs/boards.md); `property_files` add the
+    `[[property]]` tables of TOML files (properties/user.py)."""
     import time
 
     from duelcheck.engines.cache import default_cache_dir
 
     started = time.monotonic()
     chosen_rules = load_rules(rules)
-    chosen = select(properties)
+    chosen = select(properties, user_properties(chosen_rules, tuple(always), tuple(sometimes), property_files))
     folder = Path(out) if out is not None else None
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)

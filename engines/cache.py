@@ -29,6 +29,8 @@ _SOURCES = (
     "duelcheck.properties.effects",
     "duelcheck.properties.bookkeeping",
     "duelcheck.properties.catalog",
+    "duelcheck.properties.user",
+    "duelcheck.engines.boards.where",  # the language of a user's properties
     "duelcheck.properties.history",  # the counters the properties read: a change there changes every proof
     "duelcheck.engines.kind",
 )
@@ -66,6 +68,9 @@ class ProofCache:
         h = hashlib.sha256(_model_digest().encode())
         h.update(json.dumps(rules.model_dump(), sort_keys=True).encode())
         h.update(json.dumps(sorted(p.name for p in props)).encode())
+        sources = sorted((p.name, p.source) for p in props if getattr(p, "source", None) is not None)
+        if sources:  # a user's properties: their expressions too (the shipped ones are in the model's digest)
+            h.update(json.dumps(sources).encode())
         return h.hexdigest()[:32]
 
     def get(self, key: str) -> dict[str, Any] | None:

@@ -99,6 +99,7 @@ class Property:
     doc: str
     checks: tuple[Check, ...] = field(default_factory=tuple)
     certify: Callable[[Any, State], bool] | None = None  # extra concrete confirmation of a violation
+    source: str | None = None  # a user's property: its expression (properties/user.py), part of the cache keys
 
 
 PROPERTIES: list[Property] = []

@@ -104,10 +104,10 @@ class _Live:
             click.echo(f"[{self._elapsed():7.1f} s] {n} {r.label}: {r.verdict} ({r.seconds:.1f} s)", err=True)
 
 
-def _select(names: tuple[str, ...]) -> list[Any]:
+def _select(names: tuple[str, ...], extra: list[Any] | None = None) -> list[Any]:
     from duelcheck.api import select
 
-    return select(names)
+    return select(names, extra or [])
 
 
 @main.command()
@@ -176,6 +176,27 @@ def _select(names: tuple[str, ...]) -> list[Any]:
     help="Also write one self-contained HTML page of the run: the table, each trace's timeline, the phase graph, "
     "the rules.",
 )
+@click.option(
+    "--always",
+    "always",
+    multiple=True,
+    metavar="EXPR",
+    help="Add an invariant: a state predicate in the --where language (docs/properties.md).",
+)
+@click.option(
+    "--sometimes",
+    "sometimes",
+    multiple=True,
+    metavar="EXPR",
+    help="Add a witness: a state some play must reach, in the --where language.",
+)
+@click.option(
+    "--properties",
+    "property_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Add the [[property]] tables of a TOML file (docs/properties.md).",
+)
 @_guard
 def check(
     rules_file: str | None,
@@ -193,6 +214,9 @@ def check(
     property_timeout: float | None,
     quiet: bool,
     report_file: str | None,
+    always: tuple[str, ...],
+    sometimes: tuple[str, ...],
+    property_files: tuple[str, ...],
 ) -> None:
     """Check the properties under the rules; write a trace for every violation and witness, and a summary."""
     import time
@@ -205,7 +229,9 @@ def check(
     install_sigint_handler()  # (installed already by the `duelcheck` command; here for library callers of main)
     started = time.monotonic()
     rules = load_rules(rules_file)
-    props = _select(names)
+    from duelcheck.api import user_properties
+
+    props = _select(names, user_properties(rules, always, sometimes, property_files))
     bound = DEFAULT_DEPTH if depth is None else depth
     if rlimit is not None and solver == "auto":
         solver = "z3"

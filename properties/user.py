@@ -1,0 +1,98 @@
+"""A researcher's own properties, with no Python: a state predicate in the `--where` language of
+`duelcheck boards` (docs/boards.md), given on the command line (`duelcheck check --always EXPR`,
+`--sometimes EXPR`) or in a TOML file (`--properties FILE`) of `[[property]]` tables:
+
+    [[property]]
+    name = "no-lp-lost-on-turn-1"
+    kind = "always"                  # or "sometimes"
+    clause = "6.3.4"                 # what it states (free text)
+    doc = "Nobody loses LP on turn 1."
+    state = "turn > 1 or (players[0].lp == 8000 and players[1].lp == 8000)"
+
+The predicate is parsed once and evaluated in both semantics like the shipped properties' predicates, so
+the same engines decide it: proved for all depths, violated with a minimal certified trace, a witness found
+or proved unreachable. Its expression is part of the proof cache's key (`Property.source`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from duelcheck.errors import InputError
+from duelcheck.properties.core import PROPERTIES, Kind_, Property, state
+from duelcheck.rules import Rules
+
+KINDS = ("always", "sometimes")
+NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+FIELDS = {"name", "kind", "clause", "doc", "state"}
+
+
+def user_property(name: str, kind: str, expr: str, rules: Rules, clause: str = "user", doc: str = "") -> Property:
+    """One property of kind `kind` whose check is the state predicate `expr` (an InputError, naming the column,
+    when it does not parse under these rules)."""
+    from duelcheck.engines.boards.where import parse_where
+
+    pred = parse_where(expr, rules)
+    of_kind: Kind_ = "always" if kind == "always" else "sometimes"
+    check = replace(state(pred), kind=of_kind)
+    return Property(name, of_kind, clause, doc or f"{kind} {expr}", (check,), source=expr)
+
+
+def from_command_line(always: tuple[str, ...], sometimes: tuple[str, ...], rules: Rules) -> list[Property]:
+    """The properties of `--always EXPR` and `--sometimes EXPR`, each named by its kind and a slug of its text
+    with a digest (`always-turn-1-and-...-3f2a1c`), so that two expressions never share a name."""
+    out = []
+    for kind, exprs in (("always", always), ("sometimes", sometimes)):
+        for expr in exprs:
+            slug = re.sub(r"[^a-z0-9]+", "-", expr.lower()).strip("-")[:40].strip("-") or "expr"
+            name = f"{kind}-{slug}-{hashlib.sha1(expr.encode()).hexdigest()[:6]}"
+            try:
+                out.append(user_property(name, kind, expr, rules, doc=f"{kind} {expr} (from the command line)"))
+            except InputError as exc:
+                raise InputError(f"--{kind} {expr!r}: {str(exc).removeprefix('--where: ')}") from None
+    return out
+
+
+def from_file(path: str | Path, rules: Rules) -> list[Property]:
+    """The `[[property]]` tables of a TOML file; a malformed one is one InputError naming the file, the table
+    and what was expected."""
+    from duelcheck.inputs import load_toml
+
+    where = str(path)
+    data = load_toml(Path(path), "property file")
+    tables = data.get("property")
+    extra = set(data) - {"property"}
+    if extra:
+        raise InputError(f"{where}: {sorted(extra)[0]}: unknown key (a property file holds [[property]] tables)")
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise InputError(f"{where}: expected [[property]] tables")
+    out: list[Property] = []
+    taken = {p.name for p in PROPERTIES}
+    for i, t in enumerate(tables):
+        at = f"{where}: property[{i}]"
+        unknown = set(t) - FIELDS
+        if "step" in t:
+            raise InputError(f"{at}: step: step predicates are not supported yet; write a `state` predicate")
+        if unknown:
+            raise InputError(f"{at}: {sorted(unknown)[0]}: unknown key (expected {', '.join(sorted(FIELDS))})")
+        name, kind, expr = t.get("name"), t.get("kind"), t.get("state")
+        if not isinstance(name, str) or not NAME.match(name):
+            raise InputError(f"{at}: name: expected lower-case words joined by dashes, got {name!r}")
+        if name in taken:
+            raise InputError(f"{at}: name: {name!r} is taken (a shipped property or an earlier one)")
+        if kind not in KINDS:
+            raise InputError(f"{at}: kind: expected always or sometimes, got {kind!r}")
+        if not isinstance(expr, str):
+            raise InputError(f"{at}: state: expected the state predicate as a string")
+        clause, doc = t.get("clause", "user"), t.get("doc", "")
+        if not isinstance(clause, str) or not isinstance(doc, str):
+            raise InputError(f"{at}: clause and doc: expected strings")
+        try:
+            out.append(user_property(name, str(kind), expr, rules, clause, doc))
+        except InputError as exc:
+            raise InputError(f"{at}: state: {str(exc).removeprefix('--where: ')}") from None
+        taken.add(name)
+    return out

@@ -1,0 +1,101 @@
+"""A researcher's own properties, from the command line and from files: decided by the same engines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from duelcheck.api import select, user_properties
+from duelcheck.cli import main
+from duelcheck.engines.cache import ProofCache
+from duelcheck.errors import InputError
+from duelcheck.rules import Rules
+
+QUESTIONS = """
+[[property]]
+name = "no-lp-lost-on-turn-1"
+kind = "always"
+clause = "6.3.4"
+doc = "Nobody loses LP on turn 1 (no battle on turn 1)."
+state = "turn > 1 or (players[0].lp == 8000 and players[1].lp == 8000)"
+
+[[property]]
+name = "a-chain-of-three"
+kind = "sometimes"
+clause = "seed 000 (chains)"
+doc = "Some play builds a chain of three links."
+state = "chain_length == 3"
+"""
+
+
+def _check(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    result = CliRunner().invoke(main, ["check", "--out", str(tmp_path / "out"), "--format", "json", *args])
+    data = json.loads(result.stdout) if result.stdout.strip().startswith("{") else {}
+    return result.exit_code, data, result.stderr
+
+
+def test_a_file_of_questions_is_answered_with_certified_traces(tmp_path: Path) -> None:
+    (tmp_path / "q.toml").write_text(QUESTIONS, encoding="utf-8")
+    code, report, err = _check(
+        tmp_path, "--properties", str(tmp_path / "q.toml"), "--property", "no-lp-lost-on-turn-1",
+        "--property", "a-chain-of-three", "--depth", "6", "--no-proofs", "--no-simulation",
+    )  # fmt: skip
+    verdicts = {r["label"]: (r["verdict"], r["length"]) for r in report["results"]}
+    # a cost paid in LP is the one way to lose LP on turn 1 (no battle then): one step
+    assert verdicts == {"no-lp-lost-on-turn-1": ("violated", 1), "a-chain-of-three": ("found", 5)}, err
+    assert code == 1
+    trace = json.loads((tmp_path / "out" / "no-lp-lost-on-turn-1.itf.json").read_text(encoding="utf-8"))
+    assert trace["states"][-1]["lp"] == [7000, 8000]  # in points, as a person reads it
+
+
+def test_an_invariant_from_the_command_line_is_proved_for_all_depths(tmp_path: Path) -> None:
+    code, report, err = _check(tmp_path, "--always", "players[0].hand >= 0", "--property", "well-formed")
+    user = next(r for r in report["results"] if r["label"].startswith("always-players-0-hand"))
+    assert code == 0 and user["verdict"] == "holds" and user["proved"] is True, err
+
+
+def test_a_witness_from_the_command_line_is_found_minimal(tmp_path: Path) -> None:
+    args = ("--sometimes", "phase == damage_calculation", "--depth", "10", "--no-proofs", "--no-simulation")
+    code, report, err = _check(tmp_path, *args, "--property", "reach-main2")
+    user = next(r for r in report["results"] if r["label"].startswith("sometimes-phase-damage-calculation"))
+    assert code == 0 and user["verdict"] == "found" and user["minimal"] and user["length"] >= 6, err
+
+
+def test_the_cache_key_follows_the_expression() -> None:
+    r = Rules()
+    a = user_properties(r, always=("players[0].lp >= 0",))
+    b = user_properties(r, always=("players[0].lp >= 100",))
+    store = ProofCache(Path("/nonexistent"))
+    assert store.key(r, a) != store.key(r, b) and store.key(r, a) == store.key(r, list(a))
+    assert [p.name for p in select(["reach-main2"], a)] == ["reach-main2", a[0].name]  # given: always in the run
+    assert select([a[0].name], a) == a
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('[[property]]\nname = "x"\nkind = "always"\nstate = "phase == nowhere"\n', "property[0]: state: column"),
+        ('[[property]]\nname = "x"\nkind = "often"\nstate = "turn == 1"\n', "property[0]: kind: expected always"),
+        ('[[property]]\nname = "X y"\nkind = "always"\nstate = "turn == 1"\n', "property[0]: name: expected"),
+        ('[[property]]\nname = "well-formed"\nkind = "always"\nstate = "turn == 1"\n', "is taken"),
+        ('[[property]]\nname = "x"\nkind = "always"\nstep = "turn == 1"\n', "step predicates are not supported"),
+        ('[[property]]\nname = "x"\nkind = "always"\nstate = "turn == 1"\ncolour = 1\n', "colour: unknown key"),
+        ("title = 1\n", "title: unknown key"),
+    ],
+)
+def test_a_malformed_property_file_is_one_line_naming_the_place(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        user_properties(Rules(), files=[path])
+    code, _, err = _check(tmp_path, "--properties", str(path))
+    assert code == 2 and str(path) in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_malformed_expression_on_the_command_line_names_its_column(tmp_path: Path) -> None:
+    code, _, err = _check(tmp_path, "--always", "players[0].lp >=")
+    assert code == 2 and "--always 'players[0].lp >='" in err and "column" in err

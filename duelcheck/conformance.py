@@ -269,6 +269,7 @@ def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Rep
     """Library entry point: replay a duel log or an ITF trace (a path or parsed JSON) under the given
     rules, or under the rules the document gives, or the official rules."""
     from duelcheck.counterexamples.itf import itf_to_trace, load_json, recorded_rules
+    from duelcheck.inputs import check_document
 
     source = "<play>"
     if isinstance(play, (str, Path)):
@@ -276,6 +277,7 @@ def replay(play: str | Path | dict[str, Any], rules: Rules | None = None) -> Rep
         data = load_json(Path(play))
     else:
         data = play
+        check_document(data, source)  # what a file's reader refuses, refused alike from Python values
     if isinstance(data, dict) and "format" not in data and "states" not in data:
         raise InputError(
             f'{source}: (document): expected a duel log (with "format": "duelcheck-log/1") or an ITF trace '

@@ -17,6 +17,7 @@ from duelcheck.errors import InputError
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024  # 16 MiB: a log of a whole duel is a few hundred KiB
 MAX_DEPTH = 64  # the deepest a duel log or a trace nests is about 8 levels
+_TOO_LONG = 10**4300  # the least integer of 4,301 digits
 
 
 def read_text(path: Path, what: str = "file") -> str:
@@ -117,3 +118,31 @@ def load_toml(path: Path, what: str = "file") -> dict[str, Any]:
 
 def load_json(path: Path, what: str = "file") -> Any:
     return parse_json(read_text(path, what), str(path))
+
+
+def check_document(value: Any, where: str, path: str = "", depth: int = 0) -> None:
+    """A document given as Python values (a dict through the library, not a file) holds only what a JSON file
+    could: dicts with string keys, lists, strings, booleans, finite numbers of at most 4300 digits, None,
+    nested at most MAX_DEPTH levels. Anything else is one InputError naming the value's path, as the file
+    reader's errors do."""
+    at = f"{where}: {path or 'the document'}"
+    if depth > MAX_DEPTH:
+        raise InputError(f"{at}: expected JSON nested at most {MAX_DEPTH} levels deep")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InputError(f"{at}: expected string keys, got {type(k).__name__} {k!r}")
+            check_document(v, where, f"{path}.{k}" if path else k, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            check_document(v, where, f"{path}[{i}]", depth + 1)
+    elif isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    elif isinstance(value, int):
+        if abs(value) >= _TOO_LONG:  # Python reads and writes integers of at most 4,300 digits as text
+            raise InputError(f"{at}: expected numbers of at most 4300 digits")
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError(f"{at}: expected a finite number, got {value!r}")
+    else:
+        raise InputError(f"{at}: expected JSON values, got {type(value).__name__}")

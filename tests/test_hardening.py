@@ -6,6 +6,7 @@ inputs through the library, hundreds through the command line).
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import signal
@@ -49,6 +50,11 @@ JSON_LEAF = st.one_of(
     st.text(max_size=8),
     st.sampled_from(["hand", "direct", "main1", "negate", "counter_trap", "graveyard", "pay_lp", "\ud800"]),
 )
+# what only a Python caller can pass: numbers no JSON text of Python's holds, values JSON has no word for
+PYTHON_LEAF = st.one_of(
+    JSON_LEAF,
+    st.sampled_from([10**4300, -(10**4301), float("nan"), float("inf"), {1, 2}, (1, 2), b"x", {1: "a"}]),
+)
 
 
 def paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -63,7 +69,7 @@ def paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 def mutate(doc: Any, where: tuple[Any, ...], how: str, value: Any) -> Any:
-    doc = json.loads(json.dumps(doc))
+    doc = copy.deepcopy(doc)
     if not where:
         return value
     parent = doc
@@ -75,20 +81,21 @@ def mutate(doc: Any, where: tuple[Any, ...], how: str, value: Any) -> Any:
     elif how == "wrap":
         parent[last] = [parent[last]]
     elif how == "add" and isinstance(parent, dict):
-        parent[str(value)] = value
+        too_long = isinstance(value, int) and abs(value) >= 10**4300  # no text for it: a key of another name
+        parent["a-long-number" if too_long else str(value)] = value
     else:
         parent[last] = value
     return doc
 
 
 @st.composite
-def mutated_logs(draw: Any) -> Any:
+def mutated_logs(draw: Any, leaf: Any = JSON_LEAF) -> Any:
     doc = draw(st.sampled_from(SEEDS))
     for _ in range(draw(st.integers(1, 3))):
         places = paths(doc)
         where = draw(st.sampled_from(places))
         how = draw(st.sampled_from(["set", "delete", "wrap", "add"]))
-        doc = mutate(doc, where, how, draw(JSON_LEAF))
+        doc = mutate(doc, where, how, draw(leaf))
     return doc
 
 
@@ -98,9 +105,10 @@ def as_itf(doc: Any) -> Any:
 
 
 @settings(max_examples=LIBRARY_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(doc=mutated_logs(), itf=st.booleans())
+@given(doc=mutated_logs(PYTHON_LEAF), itf=st.booleans())
 def test_the_library_refuses_bad_documents_with_one_line(doc: Any, itf: bool) -> None:
-    """Any document: a report, or an InputError naming a place; never another exception."""
+    """Any document, as Python values (numbers past what JSON text holds, sets, bytes included): a report,
+    or an InputError naming a place; never another exception."""
     try:
         replay(as_itf(doc) if itf and isinstance(doc, dict) else doc)
     except InputError as exc:
@@ -491,3 +499,28 @@ def test_a_search_process_told_to_stop_stops_its_solver_processes_first(tmp_path
         time.sleep(0.05)
     else:
         raise AssertionError(f"solver process {child} outlived its search process")
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (10**4300, "expected numbers of at most 4300 digits"),
+        (float("nan"), "expected a finite number"),
+        ({1, 2}, "expected JSON values, got set"),
+        ({1: "a"}, "expected string keys"),
+    ],
+    ids=["4301-digits", "nan", "set", "int-key"],
+)
+def test_a_dict_log_holding_what_no_json_file_holds_is_input_error_naming_the_place(value: Any, words: str) -> None:
+    """Through the library, a log given as Python values: an observed value too long to write as text (it
+    broke the report's encoding), not finite, or of no JSON kind is refused like a file's, with its path."""
+    doc = {
+        "format": "duelcheck-log/1",
+        "board": {"turn": 3, "phase": "main1", "players": [{"hand": 3}, {}]},
+        "actions": [
+            {"action": "normal_summon", "player": 0, "atk": 1000, "def": 1000, "observed": {"players": [{}, {}]}}
+        ],
+    }
+    doc["actions"][0]["observed"]["players"][0]["lp"] = value  # type: ignore[index]
+    with pytest.raises(InputError, match="actions\\[0\\].observed.players\\[0\\].lp: " + words):
+        replay(doc)

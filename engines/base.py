@@ -34,6 +34,7 @@ class Result:
     trace_path: str | None = field(default=None)
     proved: bool = False  # an invariant (or, for `unreachable`, a witness's negation) proved for all depths
     minimal: bool = False  # the trace is of minimal length: the solver refuted every shorter play
+    lost: bool = False  # an unreachable witness the rules are not meant to remove (properties/core.py `vanishes`)
 
     @property
     def label(self) -> str:
@@ -58,4 +59,5 @@ class Result:
             "engine": self.engine,
             "trace": self.trace_path,
             "note": self.note or None,
+            "lost": self.lost,
         }

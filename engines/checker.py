@@ -80,7 +80,7 @@ class Report:
         verdicts = {r.verdict for r in self.results}
         if "interrupted" in verdicts:
             return 130
-        if verdicts & {"violated", "not-found"}:
+        if verdicts & {"violated", "not-found"} or any(r.lost for r in self.results):
             return 1
         if "unknown" in verdicts:
             return 3
@@ -161,6 +161,11 @@ class Checker:
         if r.trace is not None:
             self._certify(self._by_prop[r.prop], r)
             self._write_one(r)
+        if r.verdict == "unreachable":
+            vanishes = self._by_prop[r.prop].vanishes
+            if vanishes is None or not vanishes(self.rules, r.case):  # a behaviour the rulebook requires is gone
+                r.lost = True
+                r.note = "a lost witness: " + r.note + " (and nothing in these rules is meant to remove it)"
         self._open.discard((r.prop, r.case))
         self._final[(r.prop, r.case)] = r
         if self.on_result is not None:

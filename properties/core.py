@@ -100,6 +100,9 @@ class Property:
     checks: tuple[Check, ...] = field(default_factory=tuple)
     certify: Callable[[Any, State], bool] | None = None  # extra concrete confirmation of a violation
     source: str | None = None  # a user's property: its expression (properties/user.py), part of the cache keys
+    # a witness: the rule sets under which a case may be unreachable (they remove its behaviour on purpose:
+    # `reach-main2` with no Main Phase 2); anywhere else an unreachable witness is lost and fails the run
+    vanishes: Callable[[Any, str], bool] | None = None
 
 
 PROPERTIES: list[Property] = []
@@ -109,8 +112,12 @@ def always(name: str, clause: str, doc: str, *checks: Check, certify: Any = None
     PROPERTIES.append(Property(name, "always", clause, doc, tuple(replace(c, kind="always") for c in checks), certify))
 
 
-def sometimes(name: str, clause: str, doc: str, *checks: Check) -> None:
-    PROPERTIES.append(Property(name, "sometimes", clause, doc, tuple(replace(c, kind="sometimes") for c in checks)))
+def sometimes(
+    name: str, clause: str, doc: str, *checks: Check, vanishes: Callable[[Any, str], bool] | None = None
+) -> None:
+    """A witness: some play reaches it. `vanishes(rules, case)`: the rule sets that remove it on purpose."""
+    cs = tuple(replace(c, kind="sometimes") for c in checks)
+    PROPERTIES.append(Property(name, "sometimes", clause, doc, cs, vanishes=vanishes))
 
 
 def state(fn: StatePred, label: str = "") -> Check:

@@ -298,4 +298,6 @@ sometimes(
         _damage_step_activation((Phase.DMG_AFTER, Phase.DMG_END), lambda s, kind, eff: kind == Kind.COUNTER_TRAP),
         "counter-trap-after-calculation",
     ),
+    # seed 000's older reading (Goat): only ATK/DEF changes and Counter Traps, up to before damage calculation
+    vanishes=lambda r, case: r.damage_step_activations == "seed-000" and case != "atk-change-before-calculation",
 )

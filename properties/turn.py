@@ -370,7 +370,13 @@ always(
 )
 
 
-sometimes("reach-main2", "6.3.5", "A play reaches Main Phase 2.", state(lambda s: s.g("phase") == Phase.MAIN2))
+sometimes(
+    "reach-main2",
+    "6.3.5",
+    "A play reaches Main Phase 2.",
+    state(lambda s: s.g("phase") == Phase.MAIN2),
+    vanishes=lambda r, case: not r.main_phase_2,  # Speed (TCG) and Rush Duel have none
+)
 
 
 sometimes("reach-turn-3", "6.3.6", "A play reaches turn 3.", state(lambda s: s.g("turn") == 3))
@@ -389,6 +395,8 @@ sometimes(
     "6.3.6",
     "The turn player ends a turn over the hand limit and discards.",
     step(lambda s, a, t: a.is_("discard")),
+    # Rush Duel has no hand limit; a limit no hand can pass (every card of the deck drawn) is none either
+    vanishes=lambda r, case: not r.hand_limit_enforced or r.hand_limit >= r.starting_hand + r.deck_size,
 )
 
 
@@ -397,6 +405,7 @@ sometimes(
     "seed 000 (Main Phase 2 note)",
     "With Main Phase 1 (and the Battle Phase) skipped, the turn goes from the Standby Phase to the End Phase.",
     step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.END)),
+    vanishes=lambda r, case: not r.standby_phase,  # Rush Duel has no Standby Phase
 )
 
 
@@ -406,4 +415,5 @@ sometimes(
     "With Main Phase 1 alone skipped, the turn goes from the Standby Phase to the Battle Phase (the note's other "
     "case: the Battle Phase is not skipped, so the turn player may still conduct it).",
     step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.BATTLE_START)),
+    vanishes=lambda r, case: not r.standby_phase,  # Rush Duel has no Standby Phase
 )

@@ -99,3 +99,36 @@ def test_a_malformed_property_file_is_one_line_naming_the_place(tmp_path: Path, 
 def test_a_malformed_expression_on_the_command_line_names_its_column(tmp_path: Path) -> None:
     code, _, err = _check(tmp_path, "--always", "players[0].lp >=")
     assert code == 2 and "--always 'players[0].lp >='" in err and "column" in err
+
+
+def test_a_witness_no_rule_is_meant_to_remove_is_lost_when_unreachable_and_fails_the_run(tmp_path: Path) -> None:
+    """A witness proved unreachable under rules that do not remove its behaviour on purpose is a lost
+    witness: the run fails (exit 1). The same state asked two ways under the TCG's Speed Duel: the shipped
+    `reach-main2` declares that rule set removes Main Phase 2 (passes); a user's witness of it declares
+    nothing (lost). With --runslow also seed 000's Damage Step under goat and Rush Duel's removals."""
+    name = next(p.name for p in user_properties(Rules(), sometimes=("phase == main2",)))
+    args = ("--rules", "speed", "--sometimes", "phase == main2", "--property", "reach-main2", "--property", name)
+    code, report, err = _check(tmp_path, *args, "--no-simulation")
+    got = {r["label"]: (r["verdict"], r["lost"]) for r in report["results"]}
+    assert got == {"reach-main2": ("unreachable", False), name: ("unreachable", True)}, err
+    assert code == 1 and "a lost witness" in report["results"][1]["note"]
+    _meant(tmp_path, "speed", "reach-main2")
+
+
+def _meant(tmp_path: Path, preset: str, label: str) -> None:
+    code, report, err = _check(tmp_path / preset, "--rules", preset, "--property", label, "--no-simulation")
+    (result,) = report["results"]
+    assert (code, result["verdict"], result["lost"]) == (0, "unreachable", False), (preset, label, err)
+
+
+@pytest.mark.slow  # each needs the suite's proofs under its preset: about 3 minutes in all
+@pytest.mark.parametrize(
+    ("preset", "label"),
+    [
+        ("goat", "reach-damage-step-activations[counter-trap-after-calculation]"),
+        ("rush", "reach-hand-limit-discard"),
+        ("rush", "reach-standby-to-end"),
+    ],
+)
+def test_the_presets_removals_are_not_lost_witnesses(tmp_path: Path, preset: str, label: str) -> None:
+    _meant(tmp_path, preset, label)

@@ -351,7 +351,7 @@ def _print_table(report: Any) -> None:
         for r in report.results
         if r.note and r.verdict in ("violated", "unknown", "not-found", "unreachable", "interrupted")
     ]
-    bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown", "interrupted")]
+    bad = [r for r in report.results if r.verdict in ("violated", "not-found", "unknown", "interrupted") or r.lost]
     tail = [f"{len(report.results) - len(bad)} of {len(report.results)} as expected in {report.seconds:.1f} s"]
     shown = [r.trace_path for r in report.results if r.trace_path and r.verdict == "violated"]
     tail += [f"trace: {path}   (duelcheck show '{path}')" for path in shown]

@@ -54,8 +54,8 @@ AIMS: tuple[tuple[str, str, str], ...] = (
     ("damage-step-after-calculation", "6.3.4.3.4", "phase == damage_after_calculation"),
     ("damage-step-end", "6.3.4.3.5", "phase == damage_end"),
     ("replay", "6.3.4.2.1", "attack.replay_due"),
-    ("cost-pay-lp", "seed 000 (costs)", "chain[0].cost == pay_lp"),
-    ("cost-discard", "seed 000 (costs)", "chain[0].cost == discard"),
+    ("cost-pay-lp", "seed 000 (chain example: costs)", "chain[0].cost == pay_lp"),
+    ("cost-discard", "seed 000 (chain example: costs)", "chain[0].cost == discard"),
     ("chain-of-two", "seed 000 (chains)", "chain_length == 2"),
     ("deck-drawn-out", "6.3.1", "players[0].deck == 0 or players[1].deck == 0"),
 )
@@ -154,7 +154,10 @@ def _store(cache: Path | None, rules: Rules, todo: list[Goal], depth: int, steps
 
     store = ProofCache(cache, "aims", "aims")
     h = hashlib.sha256(store.key(rules, []).encode())
-    for source in (sys.modules[__name__], sys.modules[search.__module__], steps):
+    # the search, its goals and its certification are the boards' (every module of engines/boards), the
+    # step constraint the caller's: a change to any of them is a new key
+    boards = sorted(name for name in sys.modules if name.startswith("duelcheck.engines.boards."))
+    for source in (sys.modules[__name__], *(sys.modules[name] for name in boards), steps):
         if source is not None:
             h.update(inspect.getsource(source).encode())
     h.update(json.dumps([g.name for g in todo] + [g.title for g in todo] + [depth]).encode())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -63,3 +64,14 @@ def test_the_rules_of_a_preset_are_listed_and_bad_input_is_one_line() -> None:
     assert text.exit_code == 0 and "declare_attack  [6.3.4.2]" in text.stdout
     bad = CliRunner().invoke(main, ["rules", "--rules", "no-such-preset"])
     assert bad.exit_code == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_reader_that_goes_away_early_ends_the_command_quietly_with_141(tmp_path: Path) -> None:
+    """`duelcheck rules | head -1`: the pipe closes before the listing ends; no error is printed (it is no
+    internal error), and the exit code is the shell's for a closed pipe."""
+    import subprocess
+    import sys
+
+    line = f"'{sys.executable}' -m duelcheck rules | head -1; exit ${{PIPESTATUS[0]}}"
+    done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 141 and done.stderr == "" and done.stdout.startswith("normal_draw"), done.stderr

@@ -3,6 +3,7 @@ and the helpers more than one command uses."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from duelcheck.errors import InputError, InternalError
 from duelcheck.version import __version__
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_PIPE = 141  # the shell's number for a pipe closed by its reader (128 + SIGPIPE)
 
 
 DEFAULT_OUT = Path("duelcheck-out")  # a new folder per run inside it: <date>T<time>-<rules hash>/
@@ -26,7 +28,8 @@ Exit codes (every command):
   2    bad input (one line on stderr: the file, the place, what was expected)
   3    unknown: a solver or a time limit left a verdict open, nothing violated
   4    internal error (never a verdict; --debug shows the traceback)
-  130  interrupted (Ctrl-C): the verdicts settled so far are printed and written"""
+  130  interrupted (Ctrl-C): the verdicts settled so far are printed and written
+  141  the output's reader went away (a pipe closed early, as by head): nothing more is printed"""
 
 
 def _safe(text: str) -> str:
@@ -57,6 +60,10 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
             _die(f"duelcheck: internal error (not a verdict): {exc}", EXIT_INTERNAL)
         except KeyboardInterrupt:
             _die("duelcheck: interrupted", EXIT_INTERRUPTED)
+        except BrokenPipeError:  # the reader of stdout went away: no one to tell; the final flush must not fail
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(EXIT_PIPE)
         except (SystemExit, click.exceptions.Exit, click.ClickException):
             raise
         except Exception as exc:

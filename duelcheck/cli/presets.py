@@ -7,11 +7,12 @@ from typing import Any
 
 import click
 
-from duelcheck.cli._core import main
+from duelcheck.cli._core import _guard, main
 
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@_guard
 def presets(fmt: str) -> None:
     """List the rule presets (--rules NAME) and what each changes; each is a TOML file citing its sources."""
     from duelcheck.rules import PRESET_FILES, rules_from_mapping

@@ -10,11 +10,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from duelcheck.cli._core import main
+from duelcheck.cli._core import _guard, main
 
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@_guard
 def properties(fmt: str) -> None:
     """List every property with its kind and clause."""
     from duelcheck.properties import PROPERTIES

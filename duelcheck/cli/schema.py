@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import click
 
-from duelcheck.cli._core import main
+from duelcheck.cli._core import _guard, main
 
 
 @main.command("schema")
 @click.option("--engine-protocol", is_flag=True, help="The engine protocol's schema (exec:, JSON lines) instead.")
+@_guard
 def schema_cmd(engine_protocol: bool) -> None:
     """Print the JSON Schema of the duel-log format (also shipped as duelcheck/schemas/duel-log.schema.json),
     or of the engine protocol (duelcheck/schemas/engine-protocol.schema.json)."""

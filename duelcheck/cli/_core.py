@@ -23,8 +23,8 @@ DEFAULT_OUT = Path("duelcheck-out")  # a new folder per run inside it: <date>T<t
 
 EXIT_CODES = """\b
 Exit codes (every command):
-  0    holds / found / unreachable; the play conforms
-  1    violated or not-found; the play does not conform
+  0    holds / found / unreachable where the rules remove it; the play conforms
+  1    violated, not-found or a lost witness; the play does not conform
   2    bad input (one line on stderr: the file, the place, what was expected)
   3    unknown: a solver or a time limit left a verdict open, nothing violated
   4    internal error (never a verdict; --debug shows the traceback)

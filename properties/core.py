@@ -107,6 +107,10 @@ class Property:
 
 PROPERTIES: list[Property] = []
 
+# the turn player's acts of the open game state that place or turn a card (6.3.3): what a timing property and
+# the response window's history both read
+MAIN_ACTS = ("normal_summon", "set_monster", "flip_summon", "change_position", "set_spell_trap")
+
 
 def always(name: str, clause: str, doc: str, *checks: Check, certify: Any = None) -> None:
     PROPERTIES.append(Property(name, "always", clause, doc, tuple(replace(c, kind="always") for c in checks), certify))

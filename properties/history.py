@@ -21,7 +21,14 @@ from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, Effect, Kind,
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import open_game_state_phase
 from duelcheck.model.state import FieldSpec, Key, State
-from duelcheck.properties.core import ActionView, battle_chosen, link_takes_effect, main1_would_begin, new_link
+from duelcheck.properties.core import (
+    MAIN_ACTS,
+    ActionView,
+    battle_chosen,
+    link_takes_effect,
+    main1_would_begin,
+    new_link,
+)
 from duelcheck.rules import Rules
 
 Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
@@ -105,8 +112,7 @@ def _window(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # link resolved leaving the duel in a Main Phase or in the Battle Step with no attack, until the next action
     # other than the first pass or a declined optional trigger (which is no action); 0 without the knob
     k = s.k
-    acts = ("normal_summon", "set_monster", "flip_summon", "change_position", "set_spell_trap")
-    placed = k.or_(*(a.is_(name) for name in acts))
+    placed = k.or_(*(a.is_(name) for name in MAIN_ACTS))
     resolved = k.and_(a.is_("resolve"), t.g("chain_len") == 0, open_game_state_phase(t), t.g("winner") == 0)
     first = k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 0)
     stays = k.and_(s.g("h_window") == 1, k.or_(first, _declined(s, a)))

@@ -23,6 +23,7 @@ from duelcheck.model.rules import (
 )
 from duelcheck.model.state import Rejected, State, action_body
 from duelcheck.properties.core import (
+    MAIN_ACTS,
     PROGRESS,
     ActionView,
     always,
@@ -211,14 +212,11 @@ always(
 )
 
 
-_MAIN_ACTS = ("normal_summon", "set_monster", "flip_summon", "change_position", "set_spell_trap")
-
-
 def _main_timing(s: State, a: ActionView, t: State) -> Val:
     """6.3.3: summons, Sets and position changes are the turn player's acts in their own Main Phase, with
     the turn player holding priority, no chain open or resolving, no attack going on, the duel not over."""
     k = s.k
-    acted = k.or_(*(a.is_(name) for name in _MAIN_ACTS))
+    acted = k.or_(*(a.is_(name) for name in MAIN_ACTS))
     when = k.and_(
         s.is_phase(*MAIN_PHASES),
         s.g("chain_len") == 0,

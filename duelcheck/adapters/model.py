@@ -123,12 +123,11 @@ class ModelEngine:
     def _open(s: State) -> bool:
         """The turn player's open game state in a Main Phase or the Battle Step, where an engine asks for the
         next action or the end of the phase or step (elsewhere it asks for an activation or a pass)."""
-        from duelcheck.model.cards import Phase
+        from duelcheck.model.rules import open_game_state_phase
 
         if s.g("prio") != s.tp or s.g("passed") or s.g("chain_len") or s.g("resolving"):
             return False
-        phase = s.g("phase")
-        return phase in (Phase.MAIN1, Phase.MAIN2) or (phase == Phase.BATTLE_STEP and not s.g("attacking"))
+        return bool(open_game_state_phase(s))
 
     def decision(self) -> State:
         """The state of the decision the player to act faces: the opponent's in an open response window."""

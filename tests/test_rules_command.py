@@ -68,10 +68,24 @@ def test_the_rules_of_a_preset_are_listed_and_bad_input_is_one_line() -> None:
 
 def test_a_reader_that_goes_away_early_ends_the_command_quietly_with_141(tmp_path: Path) -> None:
     """`duelcheck rules | head -1`: the pipe closes before the listing ends; no error is printed (it is no
-    internal error), and the exit code is the shell's for a closed pipe."""
+    internal error), and the exit code is the shell's for a closed pipe. The reader's end is closed before
+    the command starts, so the first write meets a closed pipe whatever the machine's speed (a reader that
+    closes after one line races a listing that fits in the pipe's buffer)."""
+    import os
     import subprocess
     import sys
 
-    line = f"'{sys.executable}' -m duelcheck rules | head -1; exit ${{PIPESTATUS[0]}}"
-    done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert done.returncode == 141 and done.stderr == "" and done.stdout.startswith("normal_draw"), done.stderr
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "duelcheck", "rules"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141 and done.stderr == "", done.stderr

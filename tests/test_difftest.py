@@ -22,6 +22,7 @@ from duelcheck.adapters import cards
 from duelcheck.adapters.jsonlines import EngineError, ExecAdapter, builtin_cwd
 from duelcheck.adapters.model import ModelEngine
 from duelcheck.difftest import EngineProcess, difftest, play_log
+from duelcheck.errors import InputError
 from duelcheck.rules import Rules
 
 SERVE = [sys.executable, "-m", "duelcheck.adapters.serve"]
@@ -269,3 +270,64 @@ def test_a_library_that_is_not_ygopro_core_is_bad_input(tmp_path: Path) -> None:
     fake.write_bytes(b"not a library")
     run = _cli("difftest", "--ocgcore", str(fake), "--plays", "1", cwd=tmp_path)
     assert run.returncode == 2 and "cannot load it as a shared library" in run.stderr
+
+
+def test_every_card_of_the_catalogue_has_a_code_and_a_script_of_its_kind() -> None:
+    """The ygopro adapter's cards (duelcheck/adapters/cards.py): every Spell/Trap kind with every effect and
+    cost, and every monster effect type with each effect the model lets it carry, has a code that names it
+    back and a script of its kind (no library needed: the scripts are text until the core reads them)."""
+    from duelcheck.model.cards import Effect
+    from duelcheck.model.rules import MONSTER_EFFECTS
+
+    seen: set[int] = set()
+    for kind in cards.KIND_WORD.values():
+        for effect in Effect:
+            for cost in cards.WORD_COST:
+                card = {"kind": kind, "effect": effect.name.lower(), "cost": cost}
+                code = cards.code_of(card, "card")
+                assert cards.card_of(code) == card and code not in seen
+                seen.add(code)
+                text = (cards.script(f"script/c{code}.lua") or b"").decode()
+                assert "EFFECT_TYPE_ACTIVATE" in text and ("SetCost" in text) == (cost != "none")
+                assert ("EFFECT_FLAG_CARD_TARGET" in text) == (
+                    effect in cards.SCRIPTS and bool(cards.SCRIPTS[effect].target)
+                )
+    for mtype, effects in MONSTER_EFFECTS.items():
+        for effect in effects:
+            word = cards.TYPE_WORD[mtype]
+            card = {"atk": 1200, "def": 800, "effect": {"type": word, "effect": effect.name.lower()}}
+            code = cards.code_of(card, "card")
+            assert cards.card_of(code) == card and code not in seen
+            seen.add(code)
+            text = (cards.script(f"c{code}.lua") or b"").decode()
+            assert {
+                "ignition": "IGNITION",
+                "quick": "QUICK_O",
+                "flip": "EFFECT_TYPE_FLIP",
+                "trigger": "BATTLE_DESTROYED",
+            }[word] in text
+    assert cards.script(f"c{cards.code_of({'atk': 1200, 'def': 800}, 'card')}.lua") is None  # a Normal Monster
+    with pytest.raises(InputError, match="optional 'effect'"):
+        cards.code_of(
+            {"atk": 0, "def": 0, "effect": {"type": "flip", "effect": "negate"}}, "card"
+        )  # not in the catalogue
+
+
+def test_a_monster_an_effect_special_summons_is_stacked_in_its_owners_deck() -> None:
+    """The log says only what a resolution summons; the deck must hold it, drawn before the resolution."""
+    actions = [
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {
+            "action": "normal_summon",
+            "atk": 1000,
+            "def": 1000,
+            "effect": {"type": "ignition", "effect": "special_summon"},
+        },
+        {"action": "activate_effect", "monster": 0, "type": "ignition", "effect": "special_summon"},
+        {"action": "pass"},
+        {"action": "pass"},
+        {"action": "resolve", "summon": {"atk": 1500, "def": 1200, "position": "defense"}},
+    ]
+    deck = cards.stacked_deck({"format": "duelcheck-log/1", "actions": actions}, 0, Rules())
+    assert {"atk": 1500, "def": 1200} in deck[:5] and deck[0]["effect"]["type"] == "ignition"

@@ -7,15 +7,23 @@ card reader and a message from the core name it:
 
     Normal Monster   10,000,000 + ATK/100 * 1000 + DEF/100     (Level 4: no Tribute Summon, the model has none)
     Spell or Trap    20,000,000 + kind * 10,000 + effect * 100 + cost   (the model's own numbers of each)
+    Effect Monster   30,000,000 + (type * 16 + effect) * 100,000 + ATK/100 * 1000 + DEF/100
 
 No script of ygopro's is used. A Normal Monster needs none; each Spell and Trap's script is written below
 from its kind, effect and cost, against the core's Lua API, with the constants it needs defined here (the
 values of the core's public headers). The three files the core asks for when a duel is created
 (constant.lua, utility.lua, procedure.lua) are answered with those constants and nothing else.
 
-The Spells and Traps dealt are those whose effect needs no target and no choice on resolution (`draw`,
-`destroy_all_monsters`, `negate`, `negate_attack`, `none`) of the kinds that need no equip target or Field
-Zone (Normal, Quick-Play and Continuous Spells; Normal, Continuous and Counter Traps).
+Every card of the model's catalogue has a script: each Spell/Trap kind with each effect and cost, and each
+monster effect type (Ignition, Quick, Flip, "destroyed by battle" trigger) with each effect the model lets it
+carry. What the model decides on resolution is asked of the player by the script, so that the log's own
+`resolve` says it: the monster a Special Summon brings (chosen from the hand, then its position) and the ATK a
+change leaves (announced as a number). Two kinds are written in the core's nearest words: the model's Equip
+Spell equips nothing and its Field Spell stays in a Spell & Trap Zone (docs/model.md), so both are dealt to
+the core as Continuous Spells, the core's kind for a Spell that stays where it was activated.
+
+`difftest`'s random decks deal the cards whose offers the core lists whole at one decision (`DEALT_KINDS`,
+`DEALT_EFFECTS`: no target, no choice on resolution, no phase skipped); a board's log may hold any card.
 """
 
 from __future__ import annotations
@@ -27,40 +35,68 @@ from typing import Any
 from duelcheck.adapters.ocgcore import (
     TYPE_CONTINUOUS,
     TYPE_COUNTER,
+    TYPE_EFFECT,
+    TYPE_FLIP,
     TYPE_MONSTER,
     TYPE_NORMAL,
     TYPE_QUICKPLAY,
+    TYPE_RITUAL,
     TYPE_SPELL,
     TYPE_TRAP,
     Card,
 )
 from duelcheck.errors import InputError
-from duelcheck.model.cards import ATK_CAP, HAND, LP_COST, POINTS, STAT_VALUES, Cost, Effect, Kind
+from duelcheck.model.cards import ATK_CAP, HAND, LP_COST, POINTS, STAT_VALUES, Cost, Effect, Kind, MonsterEffect
+from duelcheck.model.rules import MONSTER_EFFECTS
 from duelcheck.rules import Rules
 
 MONSTER_BASE = 10_000_000
 SPELL_BASE = 20_000_000
 LEVEL = 4
 
-# the kinds dealt, with the card type the core reads (common.h)
+# each Spell/Trap kind with the card type the core reads (common.h); Equip and Field: see above
 KIND_TYPE = {
     Kind.NORMAL_SPELL: TYPE_SPELL,
     Kind.QUICK_SPELL: TYPE_SPELL | TYPE_QUICKPLAY,
     Kind.CONT_SPELL: TYPE_SPELL | TYPE_CONTINUOUS,
+    Kind.EQUIP_SPELL: TYPE_SPELL | TYPE_CONTINUOUS,
+    Kind.FIELD_SPELL: TYPE_SPELL | TYPE_CONTINUOUS,
+    Kind.RITUAL_SPELL: TYPE_SPELL | TYPE_RITUAL,
     Kind.NORMAL_TRAP: TYPE_TRAP,
     Kind.CONT_TRAP: TYPE_TRAP | TYPE_CONTINUOUS,
     Kind.COUNTER_TRAP: TYPE_TRAP | TYPE_COUNTER,
 }
+# what difftest's random decks deal: the cards whose every offer the core lists at one decision
+DEALT_KINDS = (
+    Kind.NORMAL_SPELL,
+    Kind.QUICK_SPELL,
+    Kind.CONT_SPELL,
+    Kind.NORMAL_TRAP,
+    Kind.CONT_TRAP,
+    Kind.COUNTER_TRAP,
+)
 DEALT_EFFECTS = (Effect.DRAW, Effect.DESTROY_ALL_MONSTERS, Effect.NEGATE, Effect.NEGATE_ATTACK, Effect.NONE)
 KIND_WORD = {
     Kind.NORMAL_SPELL: "normal_spell",
     Kind.QUICK_SPELL: "quick_play_spell",
     Kind.CONT_SPELL: "continuous_spell",
+    Kind.EQUIP_SPELL: "equip_spell",
+    Kind.FIELD_SPELL: "field_spell",
+    Kind.RITUAL_SPELL: "ritual_spell",
     Kind.NORMAL_TRAP: "normal_trap",
     Kind.CONT_TRAP: "continuous_trap",
     Kind.COUNTER_TRAP: "counter_trap",
 }
 WORD_KIND = {w: k for k, w in KIND_WORD.items()}
+MONSTER_BASE_EFFECT = 30_000_000
+TYPE_WORD = {
+    MonsterEffect.IGNITION: "ignition",
+    MonsterEffect.QUICK: "quick",
+    MonsterEffect.FLIP: "flip",
+    MonsterEffect.TRIGGER: "trigger",
+}
+WORD_TYPE = {w: t for t, w in TYPE_WORD.items()}
+EFFECT_NAMES = {e.name.lower(): e for e in Effect}
 COST_WORD = {Cost.NONE: "none", Cost.DISCARD: "discard", Cost.PAY_LP: "pay_lp"}
 WORD_COST = {w: c for c, w in COST_WORD.items()}
 
@@ -69,21 +105,32 @@ def code_of(card: dict[str, Any], where: str) -> int:
     """The code of a card written in the duel-log format's words."""
     if "kind" in card:
         kind, effect, cost = WORD_KIND.get(card["kind"]), card.get("effect"), WORD_COST.get(card.get("cost", "none"))
-        names = {e.name.lower(): e for e in DEALT_EFFECTS}
-        if kind is None or effect not in names or cost is None or not set(card) <= {"kind", "effect", "cost"}:
+        if kind is None or effect not in EFFECT_NAMES or cost is None or not set(card) <= {"kind", "effect", "cost"}:
             raise InputError(
                 f"{where}: a Spell or Trap is {{'kind', 'effect', 'cost'}} of the kinds "
-                f"{sorted(WORD_KIND)}, the effects {sorted(names)} and the costs {sorted(WORD_COST)}; got {card!r}"
+                f"{sorted(WORD_KIND)}, the effects {sorted(EFFECT_NAMES)} and the costs {sorted(WORD_COST)}; "
+                f"got {card!r}"
             )
-        return SPELL_BASE + int(kind) * 10_000 + int(names[str(effect)]) * 100 + int(cost)
+        return SPELL_BASE + int(kind) * 10_000 + int(EFFECT_NAMES[str(effect)]) * 100 + int(cost)
     atk, dfn = card.get("atk"), card.get("def")
     ok = all(
         isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= ATK_CAP * POINTS and v % POINTS == 0
         for v in (atk, dfn)
     )
-    if set(card) != {"atk", "def"} or not ok:
-        raise InputError(f"{where}: a card is {{'atk': N, 'def': N}}, multiples of 100 from 0 to 9000; got {card!r}")
-    return MONSTER_BASE + int(atk) // POINTS * 1000 + int(dfn) // POINTS  # type: ignore[arg-type]
+    extra = card.get("effect")
+    given: dict[str, Any] = extra if isinstance(extra, dict) else {}
+    mtype, meff = WORD_TYPE.get(str(given.get("type"))), EFFECT_NAMES.get(str(given.get("effect")))
+    monster_effect = mtype is not None and meff is not None and meff in MONSTER_EFFECTS[mtype] and len(given) == 2
+    keys = {"atk", "def"} <= set(card) <= {"atk", "def", "effect"}
+    if not ok or not keys or (extra is not None and not monster_effect):
+        raise InputError(
+            f"{where}: a monster is {{'atk': N, 'def': N}} (multiples of 100 from 0 to 9000), with an optional "
+            f"'effect': {{'type', 'effect'}} of the model's catalogue; got {card!r}"
+        )
+    stats_part = int(atk) // POINTS * 1000 + int(dfn) // POINTS  # type: ignore[arg-type]
+    if mtype is None or meff is None:
+        return MONSTER_BASE + stats_part
+    return MONSTER_BASE_EFFECT + (int(mtype) * 16 + int(meff)) * 100_000 + stats_part
 
 
 def card_of(code: int) -> dict[str, Any]:
@@ -95,6 +142,12 @@ def card_of(code: int) -> dict[str, Any]:
         rest = code - SPELL_BASE
         kind, effect, cost = Kind(rest // 10_000), Effect(rest // 100 % 100), Cost(rest % 100)
         return {"kind": KIND_WORD[kind], "effect": effect.name.lower(), "cost": COST_WORD[cost]}
+    if MONSTER_BASE_EFFECT <= code < MONSTER_BASE_EFFECT + 10_000_000:
+        rest = code - MONSTER_BASE_EFFECT
+        mtype, meff = MonsterEffect(rest // 100_000 // 16), Effect(rest // 100_000 % 16)
+        rest %= 100_000
+        words = {"type": TYPE_WORD[mtype], "effect": meff.name.lower()}
+        return {"atk": rest // 1000 * POINTS, "def": rest % 1000 * POINTS, "effect": words}
     raise KeyError(code)
 
 
@@ -105,12 +158,12 @@ def effect_of(code: int) -> str | None:
     except (KeyError, ValueError):
         return None
     effect = card.get("effect")
-    return str(effect) if effect is not None else None
+    return str(effect) if isinstance(effect, str) else None
 
 
-def stats(code: int) -> dict[str, int]:
-    card = card_of(code)
-    return {"atk": card["atk"], "def": card["def"]}
+def stats(code: int) -> dict[str, Any]:
+    """A monster as the log's summon or Set writes it: its ATK and DEF, and its effect when it has one."""
+    return dict(card_of(code))
 
 
 def card_data(code: int) -> Card | None:
@@ -121,34 +174,127 @@ def card_data(code: int) -> Card | None:
         return None
     if "kind" in card:
         return Card(code, KIND_TYPE[WORD_KIND[card["kind"]]])
+    if "effect" in card:
+        flip = TYPE_FLIP if card["effect"]["type"] == "flip" else 0
+        return Card(code, TYPE_MONSTER | TYPE_EFFECT | flip, LEVEL, card["atk"], card["def"])
     return Card(code, TYPE_MONSTER | TYPE_NORMAL, LEVEL, card["atk"], card["def"])
 
 
 # the values of the core's headers (common.h, effect.h, card.h) that the scripts below use
 CONSTANTS = """
-LOCATION_HAND=0x02 LOCATION_MZONE=0x04
-REASON_EFFECT=0x40 REASON_COST=0x80 REASON_DISCARD=0x4000
-EFFECT_TYPE_ACTIVATE=0x10
-EFFECT_FLAG_DAMAGE_STEP=0x4000 EFFECT_FLAG_DAMAGE_CAL=0x8000
-EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130
-CATEGORY_DESTROY=0x1 CATEGORY_DRAW=0x10000 CATEGORY_NEGATE=0x10000000
+LOCATION_HAND=0x02 LOCATION_MZONE=0x04 LOCATION_SZONE=0x08 LOCATION_ONFIELD=0x0c LOCATION_GRAVE=0x10
+REASON_BATTLE=0x20 REASON_EFFECT=0x40 REASON_COST=0x80 REASON_DISCARD=0x4000
+EFFECT_TYPE_SINGLE=0x1 EFFECT_TYPE_FIELD=0x2 EFFECT_TYPE_ACTIVATE=0x10 EFFECT_TYPE_FLIP=0x20
+EFFECT_TYPE_IGNITION=0x40 EFFECT_TYPE_TRIGGER_O=0x80 EFFECT_TYPE_QUICK_O=0x100
+EFFECT_FLAG_CARD_TARGET=0x10 EFFECT_FLAG_PLAYER_TARGET=0x800 EFFECT_FLAG_DAMAGE_STEP=0x4000
+EFFECT_FLAG_DAMAGE_CAL=0x8000 EFFECT_FLAG_DELAY=0x10000
+EFFECT_UPDATE_ATTACK=100 EFFECT_SKIP_M1=182 EFFECT_SKIP_BP=183
+EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
+PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_BATTLE=0x80
+RESET_EVENT=0x1000 RESETS_STANDARD=0x1fe0000 RESET_OPPO_TURN=0x20000000 RESET_PHASE=0x40000000
+POS_FACEUP_ATTACK=0x1 POS_FACEUP_DEFENSE=0x4 POS_FACEDOWN_DEFENSE=0x8 POS_FACEUP=0x5
+HINT_SELECTMSG=3
 """
+# the hints the scripts send with the questions they ask, read back by the adapter
+HINT_TARGET, HINT_SUMMON = 551, 509
 
-# what each effect does, as the core's Lua API says it (the seed's effect catalogue: docs/duel-log.md)
-_EFFECT_LUA = {
-    Effect.DRAW: (
-        "EVENT_FREE_CHAIN",
-        "return Duel.IsPlayerCanDraw(tp,1)",
-        "Duel.Draw(tp,1,REASON_EFFECT)",
+
+class Script:
+    """One effect as the core's Lua API says it: the event it answers, the target it takes (a filter and the
+    locations searched, or None), what must hold to activate it, an extra condition, what it does."""
+
+    def __init__(
+        self,
+        event: str,
+        operation: str,
+        target: tuple[str, str] | None = None,
+        check: str = "true",
+        condition: str | None = None,
+    ):
+        self.event, self.operation, self.target, self.check, self.condition = event, operation, target, check, condition
+
+
+_FIRST_TARGET = "local tc=Duel.GetFirstTarget()\n    if not (tc and tc:IsRelateToEffect(e)) then return end"
+_ATK_VALUES = ",".join(str(v * POINTS) for v in range(ATK_CAP + 1))
+
+
+def _skip(code: str, phase: str, still_to_come: str) -> str:
+    """A phase of the opponent's skipped: their next one (this turn's, when `still_to_come` holds of the present
+    phase in their turn, else their next turn's), as the model keeps a flag until the phase comes: the effect
+    counts from the turn it applies in, and ends when that phase has been skipped (or ended) in their turn."""
+    return f"""local e1=Effect.CreateEffect(e:GetHandler())
+    e1:SetType(EFFECT_TYPE_FIELD)
+    e1:SetProperty(EFFECT_FLAG_PLAYER_TARGET)
+    e1:SetCode({code})
+    e1:SetTargetRange(0,1)
+    local turn,ph,theirs=Duel.GetTurnCount(),Duel.GetCurrentPhase(),Duel.GetTurnPlayer()~=tp
+    e1:SetLabel((theirs and {still_to_come}) and turn or turn+1)
+    e1:SetCondition(function(e) return Duel.GetTurnCount()>=e:GetLabel() end)
+    e1:SetReset(RESET_PHASE+{phase}+RESET_OPPO_TURN,(theirs and ph=={phase}) and 2 or 1)
+    Duel.RegisterEffect(e1,tp)"""
+
+
+# what each effect does (the model's effect catalogue, model/cards.py `Effect`; resolution: model/rules.py
+# `resolve`), as the core's Lua API says it
+SCRIPTS: dict[Effect, Script] = {
+    Effect.NONE: Script("EVENT_FREE_CHAIN", ""),
+    Effect.DRAW: Script("EVENT_FREE_CHAIN", "Duel.Draw(tp,1,REASON_EFFECT)", check="Duel.IsPlayerCanDraw(tp,1)"),
+    Effect.DESTROY_ALL_MONSTERS: Script(
+        "EVENT_FREE_CHAIN", "Duel.Destroy(Duel.GetFieldGroup(tp,LOCATION_MZONE,LOCATION_MZONE),REASON_EFFECT)"
     ),
-    Effect.DESTROY_ALL_MONSTERS: (
-        "EVENT_FREE_CHAIN",
-        "return true",
-        "Duel.Destroy(Duel.GetFieldGroup(tp,LOCATION_MZONE,LOCATION_MZONE),REASON_EFFECT)",
+    Effect.NEGATE: Script("EVENT_CHAINING", "Duel.NegateActivation(ev)", check="Duel.IsChainNegatable(ev)"),
+    Effect.NEGATE_ATTACK: Script("EVENT_ATTACK_ANNOUNCE", "Duel.NegateAttack()"),
+    # a targeted card on the field: a monster, or another Spell/Trap
+    Effect.DESTROY_CARD: Script(
+        "EVENT_FREE_CHAIN", f"{_FIRST_TARGET}\n    Duel.Destroy(tc,REASON_EFFECT)", target=("nil", "LOCATION_ONFIELD")
     ),
-    Effect.NEGATE: ("EVENT_CHAINING", "return Duel.IsChainNegatable(ev)", "Duel.NegateActivation(ev)"),
-    Effect.NEGATE_ATTACK: ("EVENT_ATTACK_ANNOUNCE", "return true", "Duel.NegateAttack()"),
-    Effect.NONE: ("EVENT_FREE_CHAIN", "return true", ""),
+    # the ATK it leaves is the player's to announce (the log's `resolve` says it: atk_change)
+    Effect.CHANGE_ATK: Script(
+        "EVENT_FREE_CHAIN",
+        f"""{_FIRST_TARGET}
+    if not tc:IsFaceup() then return end
+    local v=Duel.AnnounceNumber(tp,{_ATK_VALUES})
+    local e1=Effect.CreateEffect(e:GetHandler())
+    e1:SetType(EFFECT_TYPE_SINGLE)
+    e1:SetCode(EFFECT_UPDATE_ATTACK)
+    e1:SetValue(v-tc:GetAttack())
+    e1:SetReset(RESET_EVENT+RESETS_STANDARD)
+    tc:RegisterEffect(e1)""",
+        target=("Card.IsFaceup", "LOCATION_MZONE"),
+    ),
+    # seed 000: a face-down monster is flipped to face-up Attack Position; a face-up one changes position
+    Effect.CHANGE_POSITION: Script(
+        "EVENT_FREE_CHAIN",
+        f"""{_FIRST_TARGET}
+    if tc:IsFacedown() then Duel.ChangePosition(tc,POS_FACEUP_ATTACK)
+    elseif tc:IsAttackPos() then Duel.ChangePosition(tc,POS_FACEUP_DEFENSE)
+    else Duel.ChangePosition(tc,POS_FACEUP_ATTACK) end""",
+        target=("nil", "LOCATION_MZONE"),
+    ),
+    Effect.SET_FACE_DOWN: Script(
+        "EVENT_FREE_CHAIN",
+        f"{_FIRST_TARGET}\n    if tc:IsFaceup() then Duel.ChangePosition(tc,POS_FACEDOWN_DEFENSE) end",
+        target=("Card.IsFaceup", "LOCATION_MZONE"),
+    ),
+    # the monster and its position are the player's to choose (the log's `resolve` says them: summon)
+    Effect.SPECIAL_SUMMON: Script(
+        "EVENT_FREE_CHAIN",
+        f"""if Duel.GetLocationCount(tp,LOCATION_MZONE)<=0 then return end
+    Duel.Hint(HINT_SELECTMSG,tp,{HINT_SUMMON})
+    local g=Duel.SelectMatchingCard(tp,Card.IsCanBeSpecialSummoned,tp,LOCATION_HAND,0,1,1,nil,e,0,tp,false,false)
+    if g:GetCount()>0 then Duel.SpecialSummon(g,0,tp,tp,false,false,POS_FACEUP) end""",
+    ),
+    Effect.SKIP_BP: Script("EVENT_FREE_CHAIN", _skip("EFFECT_SKIP_BP", "PHASE_BATTLE_START", "ph<=PHASE_MAIN1")),
+    Effect.SKIP_MAIN1: Script("EVENT_FREE_CHAIN", _skip("EFFECT_SKIP_M1", "PHASE_MAIN1", "ph<PHASE_MAIN1")),
+    # 6.3.4.4: from within the Battle Phase (its Start Step or Battle Step), straight to its End Step
+    Effect.END_BATTLE_PHASE: Script(
+        "EVENT_FREE_CHAIN",
+        """local ph=Duel.GetCurrentPhase()
+    if ph==PHASE_BATTLE_START or ph==PHASE_BATTLE_STEP then
+      Duel.SkipPhase(Duel.GetTurnPlayer(),PHASE_BATTLE,RESET_PHASE+PHASE_BATTLE,1,1)
+    end""",
+        condition="local ph=Duel.GetCurrentPhase() return ph==PHASE_BATTLE_START or ph==PHASE_BATTLE_STEP",
+    ),
 }
 _COST_LUA = {
     Cost.NONE: "",
@@ -163,11 +309,69 @@ _COST_LUA = {
     Duel.DiscardHand(tp,Card.IsDiscardable,1,1,REASON_COST+REASON_DISCARD,e:GetHandler())
   end)""",
 }
+# how each monster effect type is activated: the core's effect type, its event, and when it is due
+_MONSTER_TYPE = {
+    MonsterEffect.IGNITION: ("EFFECT_TYPE_IGNITION", None, None),
+    MonsterEffect.QUICK: ("EFFECT_TYPE_QUICK_O", "", None),  # the effect's own event
+    # 6.3.4.3.4: a Flip effect; the model lets the player decline it (an optional trigger, never missed)
+    MonsterEffect.FLIP: ("EFFECT_TYPE_SINGLE+EFFECT_TYPE_FLIP+EFFECT_TYPE_TRIGGER_O", None, None),
+    # 6.3.4.3.5: "when this card is destroyed by battle and sent to the Graveyard"
+    MonsterEffect.TRIGGER: (
+        "EFFECT_TYPE_SINGLE+EFFECT_TYPE_TRIGGER_O",
+        "EVENT_BATTLE_DESTROYED",
+        "local c=e:GetHandler() return c:IsLocation(LOCATION_GRAVE) and c:IsReason(REASON_BATTLE)",
+    ),
+}
+
+
+def _effect_lua(
+    effect: Effect, effect_type: str, event: str | None, cost: Cost, damage_step: bool, condition: str | None, own: bool
+) -> str:
+    """One effect's registration. `own`: the card itself may not be its own target (a Spell or Trap: "another
+    Spell/Trap")."""
+    sc = SCRIPTS[effect]
+    lines = [f"  e:SetType({effect_type})"]
+    if event:
+        lines.append(f"  e:SetCode({event})")
+    flags = ["EFFECT_FLAG_DAMAGE_STEP", "EFFECT_FLAG_DAMAGE_CAL"] if damage_step else []
+    if sc.target is not None:
+        flags.append("EFFECT_FLAG_CARD_TARGET")
+    if "TRIGGER" in effect_type:
+        flags.append("EFFECT_FLAG_DELAY")
+    if flags:
+        lines.append(f"  e:SetProperty({'+'.join(flags)})")
+    if "IGNITION" in effect_type or "QUICK" in effect_type:
+        lines.append("  e:SetRange(LOCATION_MZONE)")
+    conditions = [c for c in (condition, sc.condition) if c]
+    if conditions:
+        body = " and ".join(f"(function() {c} end)()" for c in conditions)
+        lines.append(f"  e:SetCondition(function(e,tp,eg,ep,ev,re,r,rp) return {body} end)")
+    if sc.target is not None:
+        filt, where = sc.target
+        exclude = "e:GetHandler()" if own else "nil"
+        check = f"Duel.IsExistingTarget({filt},tp,{where},{where},1,{exclude})"
+        select = (
+            f"Duel.Hint(HINT_SELECTMSG,tp,{HINT_TARGET})\n"
+            f"    Duel.SelectTarget(tp,{filt},tp,{where},{where},1,1,{exclude})"
+        )
+    else:
+        check, select = sc.check, ""
+    lines.append(
+        f"""  e:SetTarget(function(e,tp,eg,ep,ev,re,r,rp,chk,chkc)
+    if chkc then return false end
+    if chk==0 then return {check} end
+    {select}
+  end)
+  e:SetOperation(function(e,tp,eg,ep,ev,re,r,rp)
+    {sc.operation}
+  end){_COST_LUA[cost]}"""
+    )
+    return "\n".join(lines)
 
 
 def script(name: str) -> bytes | None:
-    """The script reader's answer: the constants for the three files the core loads first; a Spell or Trap's
-    script for its code; nothing for anything else (a Normal Monster needs none)."""
+    """The script reader's answer: the constants for the three files the core loads first; a card's script
+    for its code; nothing for anything else (a Normal Monster needs none)."""
     base = name.rsplit("/", 1)[-1]
     if base in ("constant.lua", "utility.lua", "procedure.lua"):
         return CONSTANTS.encode() if base == "constant.lua" else b""
@@ -178,26 +382,39 @@ def script(name: str) -> bytes | None:
         card = card_of(code)
     except (KeyError, ValueError):
         return None
-    if "kind" not in card:
+    if "kind" in card:
+        effect = Effect[card["effect"].upper()]
+        # 6.3.4.3: Counter Traps and negating effects may be activated in the Damage Step (the core asks for
+        # the flags; a card without them is not offered there)
+        damage_step = card["kind"] == "counter_trap" or effect == Effect.NEGATE
+        body = _effect_lua(
+            effect,
+            "EFFECT_TYPE_ACTIVATE",
+            SCRIPTS[effect].event,
+            WORD_COST[card["cost"]],
+            damage_step,
+            None,
+            own=True,
+        )
+    elif "effect" in card:
+        mtype, effect = WORD_TYPE[card["effect"]["type"]], Effect[card["effect"]["effect"].upper()]
+        effect_type, event, condition = _MONSTER_TYPE[mtype]
+        body = _effect_lua(
+            effect,
+            effect_type,
+            SCRIPTS[effect].event if event == "" else event,
+            Cost.NONE,
+            effect == Effect.NEGATE,
+            condition,
+            own=False,
+        )
+    else:
         return None
-    effect = Effect[card["effect"].upper()]
-    event, check, operation = _EFFECT_LUA[effect]
-    # 6.3.4.3: Counter Traps and negating effects may be activated in the Damage Step (the core asks for the
-    # flags; a card without them is not offered there)
-    damage_step = card["kind"] == "counter_trap" or effect == Effect.NEGATE
-    flags = "\n  e:SetProperty(EFFECT_FLAG_DAMAGE_STEP+EFFECT_FLAG_DAMAGE_CAL)" if damage_step else ""
     text = f"""
 local s=self_table
 function s.initial_effect(c)
   local e=Effect.CreateEffect(c)
-  e:SetType(EFFECT_TYPE_ACTIVATE)
-  e:SetCode({event}){flags}
-  e:SetTarget(function(e,tp,eg,ep,ev,re,r,rp,chk)
-    if chk==0 then {check} end
-  end)
-  e:SetOperation(function(e,tp,eg,ep,ev,re,r,rp)
-    {operation}
-  end){_COST_LUA[WORD_COST[card["cost"]]]}
+{body}
   c:RegisterEffect(e)
 end
 """
@@ -216,7 +433,7 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
         if rng.random() < 2 / 3:
             out.append({"atk": rng.choice(STAT_VALUES) * POINTS, "def": rng.choice(STAT_VALUES) * POINTS})
         else:
-            kind = rng.choice(sorted(KIND_WORD.values()))
+            kind = rng.choice(sorted(KIND_WORD[k] for k in DEALT_KINDS))
             effect = rng.choice(sorted(e.name.lower() for e in DEALT_EFFECTS))
             out.append({"kind": kind, "effect": effect, "cost": rng.choice(sorted(WORD_COST))})
     return out
@@ -251,7 +468,9 @@ def dealable(ts: Any, step: Any) -> Any:
 
     index = {a.name: i for i, a in enumerate(ts.actions)}
     p, act = step.params, step.act
-    card = z3.And(z3.Or(*(p["kind"] == int(k) for k in KIND_TYPE)), z3.Or(*(p["eff"] == int(e) for e in DEALT_EFFECTS)))
+    card = z3.And(
+        z3.Or(*(p["kind"] == int(k) for k in DEALT_KINDS)), z3.Or(*(p["eff"] == int(e) for e in DEALT_EFFECTS))
+    )
     monster = z3.And(p["mkind"] == 0, p["atk"] <= ATK_CAP, p["defv"] <= ATK_CAP)
     return z3.And(
         z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
@@ -262,8 +481,9 @@ def dealable(ts: Any, step: Any) -> Any:
 
 def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[tuple[int, dict[str, Any]]]:
     """Each card a player plays from the hand in a log, with how many cards they had drawn by then (the
-    opening hand included), by the rules' own replay of the log."""
-    from duelcheck.log import Activate, NormalSummon, SetSpellTrap, moves, parse
+    opening hand included), by the rules' own replay of the log: the cards summoned, Set and activated from
+    the hand, and the monsters their effects Special Summon from it."""
+    from duelcheck.log import Activate, NormalSummon, Resolve, SetSpellTrap, moves, parse
     from duelcheck.model.system import TransitionSystem
 
     if log is None:
@@ -275,6 +495,8 @@ def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[
     for entry in doc.actions:
         drawn = rules.deck_size - state.g("deck", player)
         actor = state.g("prio")
+        if isinstance(entry, Resolve) and state.g("chain_len"):
+            actor = state.g("c_owner", state.g("chain_len") - 1)  # a Special Summon is the link owner's
         for mv in moves(entry):
             got = ts.apply(state, mv.name, mv.params)
             if not got.ok or got.state is None:
@@ -289,4 +511,6 @@ def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[
             out.append((drawn, card))
         elif isinstance(entry, SetSpellTrap) or (isinstance(entry, Activate) and entry.source == "hand"):
             out.append((drawn, {"kind": entry.kind, "effect": entry.effect, "cost": entry.cost}))
+        elif isinstance(entry, Resolve) and entry.summon is not None:
+            out.append((drawn, {"atk": entry.summon.atk, "def": entry.summon.def_}))
     return out

@@ -109,3 +109,58 @@ def test_the_first_turn_draw_of_master_rule_2_is_the_cores_rule_2() -> None:
     rules = Rules(first_turn_draw=True)
     report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 10, 3, 2, cards.random_deck)  # type: ignore[arg-type, return-value]
     assert report.findings == [], report.text()
+
+
+PLAYS = json.loads((Path(__file__).parent / "data" / "effect-plays.json").read_text(encoding="utf-8"))
+
+
+def _differences(expected: object, got: object, path: str = "") -> list[str]:
+    """Where the engine's state differs from the rules', over the fields the engine shows."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return [d for k, v in got.items() if k in expected for d in _differences(expected[k], v, f"{path}.{k}")]
+    if isinstance(expected, list) and isinstance(got, list):
+        if len(expected) != len(got):
+            return [f"{path}: {len(expected)} entries, the engine {len(got)}"]
+        return [
+            d for i, (e, g) in enumerate(zip(expected, got, strict=True)) for d in _differences(e, g, f"{path}[{i}]")
+        ]
+    return [] if expected == got else [f"{path}: rules {expected!r}, engine {got!r}"]
+
+
+@pytest.mark.parametrize("title", sorted(PLAYS))
+def test_plays_with_every_kind_of_effect_agree_with_the_rules(title: str) -> None:
+    """The scripts written here for the rest of the catalogue, played on the core beside the rules: a Flip
+    effect answered after damage calculation (6.3.4.3.4) with a target, a Quick-Play Spell that skips the
+    opponent's next Main Phase 1 (the core asks the Battle or End Phase in its place, 6.3.3), a Quick effect
+    that changes ATK (the core asks the ATK, the log's resolution says it), an Ignition effect's Special Summon
+    in Defense Position, a skipped Battle Phase that leads to the End Phase (seed 000), and a Battle Phase
+    ended from its Battle Step (6.3.4.4). Every action is taken on both sides and the states agree wherever
+    the core shows one."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    actions = PLAYS[title]
+    rules = ReferenceAdapter({})
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    shown = 0
+    for i, action in enumerate(actions, 1):
+        want = rules.apply(action)
+        got = engine.apply(action)  # type: ignore[attr-defined]
+        assert not isinstance(want, str), f"action {i} {action}: the rules refuse it: {want}"
+        assert not isinstance(got, str), f"action {i} {action}: the core refuses it: {got}"
+        assert not _differences(want, got), f"action {i} {action}: {_differences(want, got)[:4]}"
+        shown += bool(got)
+    assert shown >= len(actions) // 3  # the core showed its state at many of the log's timings
+
+
+def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
+    """6.3.4.3.4 with a target the effect cannot take (a Spell/Trap Zone with no card): refused, as the rules
+    refuse it, and the adapter does not fail."""
+    actions = PLAYS["flip, battle trigger, Main Phase 1 skipped, an ATK change"][:17]
+    bad = {**actions[-1], "target": {"player": 1, "area": "spell_trap", "zone": 3}}
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": [*actions[:-1], bad]})  # type: ignore[attr-defined]
+    for action in actions[:-1]:
+        assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
+    got = engine.apply(bad)  # type: ignore[attr-defined]
+    assert isinstance(got, str) and "cannot be targeted" in got

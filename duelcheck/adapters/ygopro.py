@@ -50,6 +50,10 @@ PHASE_WORD = {
     oc.PHASE_MAIN2: "main2",
     oc.PHASE_END: "end",
 }
+# the core's options when Main Phase 1 is skipped and both the Battle and the End Phase may follow (its strings
+# 80 and 81: "to the Battle Phase", "to the End Phase")
+SKIPPED_MAIN1_OPTIONS = [80, 81]
+REPLAY_QUESTION = 30  # the core's string 30: go on with the attack? (a replay, 6.3.4.2.1)
 
 # the knobs the core can be set to, and how (anything else changed is refused: never compared under other rules)
 _KNOBS = {
@@ -118,6 +122,14 @@ class Ygopro:
         self.ending = False  # the turn player asked to end the phase (to the Battle or End Phase)
         self.attack_open = False  # an attack is being declared (MSG_ATTACK until the Damage Step or its negation)
         self.links: dict[int, int] = {}  # the chain's links: link number -> the code of the card activated
+        self.acting: dict[str, Any] | None = None  # the action being taken (its target, when the core asks)
+        self.targets: dict[int, dict[str, Any]] = {}  # link number -> the target the log chose for it
+        self.resolves: list[dict[str, Any]] = []  # a log's resolutions in order (what each summons or changes)
+        self.solving = 0  # links resolved so far (MSG_CHAIN_SOLVING): the log's resolution the core is at
+        self.summoning: dict[str, Any] | None = None  # the monster a resolution is Special Summoning
+        self.solving_link = 0  # the link resolving now
+        self.refusal: str | None = None  # why the core would not take the action being taken, found as it ran
+        self.target_asked = False  # whether the core asked for the target of the action being taken
 
     # -- setting up ------------------------------------------------------------------------------------
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
@@ -175,6 +187,8 @@ class Ygopro:
         self.step, self.chain, self.ending, self.attack_open = None, 0, False, False
         self.timing = 0
         self.links = {}
+        self.acting, self.targets, self.summoning, self.solving = None, {}, None, 0
+        self.resolves = [a for a in (log or {}).get("actions", []) if a.get("action") == "resolve"]
         lib.start(options | (master_rule << 16))
         self._run()
 
@@ -228,6 +242,11 @@ class Ygopro:
             self.step = "damage"
         elif msg.code == oc.MSG_DAMAGE_STEP_END:
             self.step = "battle_step"
+        elif msg.code == 71 and self.acting is not None and "target" in self.acting:  # MSG_CHAINED
+            self.targets[f["link"]] = self.acting["target"]
+        elif msg.code == oc.MSG_CHAIN_SOLVING:
+            self.solving += 1
+            self.solving_link = f["link"]
         elif msg.code == oc.MSG_CHAINING:
             self.links[f["link"]] = f["code"]
             self.chain += 1
@@ -240,7 +259,7 @@ class Ygopro:
                 self.attack_open = False  # the attack is negated: it is over (the core says so only later)
         elif msg.code == oc.MSG_CHAIN_END:
             self.chain = 0
-            self.links = {}
+            self.links, self.targets = {}, {}
         elif msg.code == oc.MSG_HINT and f["type"] == 1 and f["data"] == 25:
             self.step = "battle_end"  # the core's check at the end of the Battle Phase: its End Step (6.3.4.4)
         elif msg.code == oc.MSG_HINT and f["type"] == 1:
@@ -263,7 +282,20 @@ class Ygopro:
             return True
         if msg.code == oc.MSG_SELECT_POSITION:
             positions = f["positions"]
-            lib.respond_int(oc.POS_FACEUP_ATTACK if positions & oc.POS_FACEUP_ATTACK else positions & -positions)
+            want = oc.POS_FACEUP_ATTACK
+            if self.summoning is not None:  # a Special Summon's position: the log's resolution says it
+                want = oc.POS_FACEUP_DEFENSE if self.summoning.get("position") == "defense" else oc.POS_FACEUP_ATTACK
+                self.summoning = None
+            lib.respond_int(want if positions & want else positions & -positions)
+            return True
+        if msg.code == oc.MSG_SELECT_CARD and self._hint() == catalogue.HINT_TARGET:
+            lib.respond_bytes(self._target_answer(msg))
+            return True
+        if msg.code == oc.MSG_SELECT_CARD and self._hint() == catalogue.HINT_SUMMON:
+            lib.respond_bytes(self._summon_answer(msg))
+            return True
+        if msg.code == oc.MSG_ANNOUNCE_NUMBER:
+            lib.respond_int(self._number_answer(msg))
             return True
         if msg.code == oc.MSG_SELECT_CHAIN:
             if not f["chains"]:  # nothing to activate: the player passes
@@ -296,13 +328,59 @@ class Ygopro:
             picks = sorted(range(len(cards)), key=lambda i: cards[i]["sequence"])[-f["min"] :]
             lib.respond_bytes(bytes([len(picks), *sorted(picks)]))
             return True
-        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+        if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD, oc.MSG_SELECT_EFFECTYN):
             return False
+        if msg.code == oc.MSG_SELECT_YESNO and f["desc"] == REPLAY_QUESTION:
+            return False  # 6.3.4.2.1 replay: attack again (a new target, or directly) or stop
+        if msg.code == oc.MSG_SELECT_OPTION and f["options"] == SKIPPED_MAIN1_OPTIONS:
+            return False  # Main Phase 1 skipped: the Battle Phase or the End Phase (6.3.3), the player's choice
         if (msg.code == oc.MSG_SELECT_CARD and self._hint() == 549) or (
             msg.code == oc.MSG_SELECT_YESNO and f["desc"] == 31
         ):
             return False  # the attack target, or whether to attack directly: the action being taken says
         return self._unexpected(msg)
+
+    def _resolution(self) -> dict[str, Any]:
+        """The log's resolution the core is at (its links resolve in the log's order)."""
+        if not 0 < self.solving <= len(self.resolves):
+            raise oc.EngineFailure("the core asks what a resolution brings, and the log says no resolution here")
+        return self.resolves[self.solving - 1]
+
+    def _target_answer(self, msg: oc.Message) -> bytes:
+        """The card the action being taken targets, among those the core lists."""
+        target = (self.acting or {}).get("target")
+        if not isinstance(target, dict):
+            raise oc.EngineFailure(f"the core asks for a target and the action names none: {self.acting}")
+        location = oc.LOCATION_MZONE if target.get("area") == "monster" else oc.LOCATION_SZONE
+        self.target_asked = True
+        for i, c in enumerate(msg.fields["cards"]):
+            if (c["controller"], c["location"], c["sequence"]) == (target.get("player"), location, target.get("zone")):
+                return bytes([1, i])
+        # not a target the core allows: the action is refused (the core cannot take back an activation it has
+        # begun, so one it lists is chosen to let it go on; the play is over at a refusal)
+        self.refusal = f"the core does not offer {_words(self.acting or {})} here: that card cannot be targeted"
+        return bytes([1, 0])
+
+    def _summon_answer(self, msg: oc.Message) -> bytes:
+        """The monster a resolution Special Summons from the hand: the one with the log's ATK and DEF."""
+        summon = self._resolution().get("summon")
+        if not isinstance(summon, dict):
+            raise oc.EngineFailure("the core Special Summons a monster and the log's resolution summons none")
+        for i, c in enumerate(msg.fields["cards"]):
+            card = catalogue.card_of(c["code"])
+            if (card.get("atk"), card.get("def")) == (summon.get("atk"), summon.get("def")):
+                self.summoning = summon
+                return bytes([1, i])
+        raise oc.EngineFailure(f"no monster in the hand with the ATK and DEF of {summon}")
+
+    def _number_answer(self, msg: oc.Message) -> int:
+        """The ATK a change leaves its target with: its ATK now plus the log's change, within 0 and the cap."""
+        change = self._resolution().get("atk_change") or 0
+        target = self.targets.get(getattr(self, "solving_link", 0), {})
+        slot = self.lib.query_zone(target.get("player", 0), oc.LOCATION_MZONE)[target.get("zone", 0)]
+        atk = 0 if slot is None else slot["atk"]
+        new = min(max(atk + change, 0), max(msg.fields["options"]))
+        return msg.fields["options"].index(new)
 
     def _unexpected(self, msg: oc.Message) -> bool:
         raise oc.EngineFailure(
@@ -361,10 +439,27 @@ class Ygopro:
             out += [self._activation(c) for c in f["chains"]]
             if not any(c["forced"] for c in f["chains"]):
                 out.append({"action": "pass"})
+        elif msg.code == oc.MSG_SELECT_YESNO and f["desc"] == REPLAY_QUESTION:
+            opp = 1 - f["player"]
+            zones = self.lib.query_zone(opp, oc.LOCATION_MZONE)[:5]
+            again: list[int | str] = [z for z, slot in enumerate(zones) if slot is not None]
+            out += [{"action": "replay", "target": t} for t in (again or ["direct"])]
+            out.append({"action": "replay", "target": "stop"})
+        elif msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting optional trigger: activated or declined
+            out += [{"action": "trigger"}, {"action": "trigger", "decline": True}]
+        elif msg.code == oc.MSG_SELECT_OPTION and f["options"] == SKIPPED_MAIN1_OPTIONS:
+            out += [{"action": "end_step", "then": "battle_phase"}, {"action": "end_step", "then": "end_phase"}]
         return _unique(out)
 
     def _activation(self, c: dict[str, Any]) -> dict[str, Any]:
-        """A card the core offers to activate, as the log writes an activation."""
+        """A card the core offers to activate, as the log writes an activation (a target is chosen after: the
+        core asks for it once the activation is chosen)."""
+        card = catalogue.card_of(c["code"])
+        monster = card.get("effect") if "kind" not in card else None
+        if isinstance(monster, dict):
+            if monster["type"] in ("flip", "trigger"):
+                return {"action": "trigger"}
+            return {"action": "activate_effect", "monster": c["sequence"], **monster}
         where: Any = "hand" if c["location"] == oc.LOCATION_HAND else c["sequence"]
         return {"action": "activate", "from": where, **_spec(c["code"])}
 
@@ -391,8 +486,17 @@ class Ygopro:
             self.last_pass[msg.fields["player"]] = self._moment()
         if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD) and action.get("action") == "end_step":
             self.ending = True
-        self.lib.respond_int(choice)
-        self._run_attack(action)
+        self.acting, self.refusal, self.target_asked = action, None, False
+        try:
+            self.lib.respond_int(choice)
+            self._run_attack(action)
+        finally:
+            self.acting = None
+        effect = action.get("action") in ("activate", "activate_effect", "trigger")
+        if self.refusal is None and effect and action.get("target") is not None and not self.target_asked:
+            self.refusal = f"the core does not offer {_words(action)} here: it asks for no target"
+        if self.refusal is not None:
+            return self.refusal
         return self.observe()
 
     # -- a log's play, one step of the rules an action ------------------------------------------------------
@@ -433,14 +537,33 @@ class Ygopro:
             return "the core does not take this action here" if asking else self._not_asking(pre)
         forward = self._pass_answer(msg, pre, post, action) if msg is not None else None
         self.clock = post
-        if forward is not None:
-            if self.pending is not None and self.pending.code == oc.MSG_SELECT_CHAIN and forward == -1:
-                self.last_pass[self.pending.fields["player"]] = self._moment()
-            if msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+        for _ in range(3):  # an end_step's passes: a response window's first, then the phase's own (6.3)
+            if forward is None or msg is None:
+                break
+            if msg.code == oc.MSG_SELECT_CHAIN and forward == -1:
+                self.last_pass[msg.fields["player"]] = self._moment()
+            if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
                 self.ending = True
             self.lib.respond_int(forward)
             self._run()
+            if name != "end_step" or msg.code != oc.MSG_SELECT_CHAIN:
+                break
+            self._second_pass(msg.fields["player"])
+            msg, forward = self.pending, None
+            if msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+                forward = self._pass_answer(msg, pre, post, action)  # the window passed: now the phase ends
         return self._shown()
+
+    def _second_pass(self, first: int) -> None:
+        """The second of `end_step`'s two passes, when the core asks the other player in the same phase."""
+        nxt = self.pending
+        if nxt is None or nxt.code != oc.MSG_SELECT_CHAIN or nxt.fields["player"] == first:
+            return
+        if any(c["forced"] for c in nxt.fields["chains"]):
+            return
+        self.last_pass[nxt.fields["player"]] = self._moment()
+        self.lib.respond_int(-1)
+        self._run()
 
     def _shown(self) -> dict[str, Any]:
         """What the core shows at the log's timing: its state when it asks at that timing or when both duels
@@ -457,8 +580,23 @@ class Ygopro:
 
         f = msg.fields
         name = action.get("action")
-        if msg.code == oc.MSG_SELECT_CHAIN:
-            return -1 if name == "pass" and self._asks_at(pre) else None
+        if msg.code == oc.MSG_SELECT_OPTION and f["options"] == SKIPPED_MAIN1_OPTIONS:
+            # the core enters Main Phase 1 and asks there; the rules choose as the phase before it ends (6.3.3)
+            from duelcheck.model.rules import main1_ends
+
+            ends = post.g("turn") == pre.g("turn") and post.g("phase") != pre.g("phase") and main1_ends(pre)
+            return (0 if action.get("then") == "battle_phase" else 1) if ends else None
+        if msg.code == oc.MSG_SELECT_CHAIN:  # a pass, or the first of the two passes `end_step` stands for
+            if name == "end_step" and f["player"] != pre.g("prio") and not pre.g("chain_len"):
+                # the second of the two: the core passed for the first player, who had nothing to activate
+                from duelcheck.log import PHASE_NAME
+                from duelcheck.model.cards import Phase
+
+                seen = self._phase_word()
+                phase = PHASE_NAME[Phase(pre.g("phase"))]
+                same = pre.g("turn") == max(self.turn, 1) and (seen is None or seen == phase)
+                return -1 if same else None
+            return -1 if name in ("pass", "end_step") and self._asks_at(pre) else None
         if msg.code not in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
             return None
         # the end of a Main Phase or of the Battle Step: the phase ends in the rules' play (both passed)
@@ -494,12 +632,22 @@ class Ygopro:
             return False  # the core asks in the Draw Phase only after the draw (6.3.1)
         phase = PHASE_NAME[Phase(state.g("phase"))]
         seen = self._phase_word()
-        if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != state.g("prio"):
+        from duelcheck.model.rules import trigger_due
+
+        asked = state.g("prio")
+        if msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting trigger is its controller's, the turn player's first
+            tp = state.tp
+            asked = tp if trigger_due(state, tp) else 1 - tp
+        if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != asked:
             return False
         if seen is not None and seen != phase:
             return False
         if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):  # the turn player's open game state
             return not (state.g("passed") or state.g("chain_len") or state.g("resolving") or state.g("attacking"))
+        if msg.code == oc.MSG_SELECT_YESNO and msg.fields["desc"] == REPLAY_QUESTION:  # 6.3.4.2.1: a replay due
+            return bool(state.g("replay")) and not (state.g("chain_len") or state.g("resolving"))
+        if msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting trigger (6.3.4.3.4): the rules' trigger is due there
+            return bool(trigger_due(state, asked)) and not state.g("resolving")
         return True
 
     def _not_asking(self, state: Any) -> str:
@@ -518,7 +666,8 @@ class Ygopro:
         if msg.code == oc.MSG_SELECT_IDLECMD:
             if name in ("normal_summon", "set_monster"):
                 lst, t = (f["summon"], 0) if name == "normal_summon" else (f["mset"], 3)
-                want = catalogue.code_of({"atk": action.get("atk"), "def": action.get("def")}, "action")
+                card = {k: action[k] for k in ("atk", "def", "effect") if action.get(k) is not None}
+                want = catalogue.code_of(card, "action")
                 for i, c in enumerate(lst):
                     if c["code"] == want:
                         return t | (i << 16)
@@ -533,9 +682,9 @@ class Ygopro:
                     if {"action": name, **_spec(c["code"])} == action:
                         return 4 | (i << 16)
                 return refused
-            if name == "activate":
+            if name in ("activate", "activate_effect"):
                 for i, c in enumerate(f["activate"]):
-                    if self._activation(c) == action:
+                    if self._activation(c) == _untargeted(action):
                         return 5 | (i << 16)
                 return refused
             if name == "end_step":
@@ -553,9 +702,9 @@ class Ygopro:
                         if c["sequence"] == action.get("attacker"):
                             return 1 | (i << 16)
                 return refused
-            if name == "activate":
+            if name in ("activate", "activate_effect"):
                 for i, c in enumerate(f["activate"]):
-                    if self._activation(c) == action:
+                    if self._activation(c) == _untargeted(action):
                         return 0 | (i << 16)
                 return refused
             if name == "end_step" and action.get("then") is None and f["to_m2"]:
@@ -564,16 +713,27 @@ class Ygopro:
         if msg.code == oc.MSG_SELECT_CHAIN:
             if name == "pass" and not any(c["forced"] for c in f["chains"]):
                 return -1
-            if name == "activate":
+            if name == "trigger" and action.get("decline") and not any(c["forced"] for c in f["chains"]):
+                return -1
+            if name in ("activate", "activate_effect", "trigger"):
                 for i, c in enumerate(f["chains"]):
-                    if self._activation(c) == action:
+                    if self._activation(c) == _untargeted(action):
                         return i
             return refused
+        if msg.code == oc.MSG_SELECT_YESNO and f["desc"] == REPLAY_QUESTION and name == "replay":
+            if {k: v for k, v in action.items() if k in ("action", "target")} not in self.offers():
+                return refused
+            return 0 if action.get("target") == "stop" else 1
+        if msg.code == oc.MSG_SELECT_EFFECTYN and name == "trigger":
+            return 0 if action.get("decline") else 1
+        if msg.code == oc.MSG_SELECT_OPTION and name == "end_step" and f["options"] == SKIPPED_MAIN1_OPTIONS:
+            return 0 if action.get("then") == "battle_phase" else 1
         return refused
 
     def _run_attack(self, action: dict[str, Any]) -> None:
         """After the answer: run on, choosing the attack target the action names when the core asks."""
-        target = action.get("target") if action.get("action") == "declare_attack" else None
+        target = action.get("target") if action.get("action") in ("declare_attack", "replay") else None
+        target = None if target == "stop" else target
         for _ in range(4):
             self._run()
             msg = self.pending
@@ -641,8 +801,9 @@ class Ygopro:
             "winner": "none" if self.winner is None else self.winner,
             "players": players,
         }
-        if self.pending is not None and "player" in self.pending.fields:
-            out["priority"] = self.pending.fields["player"]  # the player the core asks
+        if self.pending is not None and "player" in self.pending.fields and self.pending.code != oc.MSG_SELECT_EFFECTYN:
+            # the player the core asks (a waiting trigger is asked of its controller, who need not hold priority)
+            out["priority"] = self.pending.fields["player"]
         phase = self._phase_word()
         if self.winner is None and phase is not None:  # where a duel ended, or which timing, is not shown
             out["phase"] = phase
@@ -669,6 +830,15 @@ def _spec(code: int, always_cost: bool = False) -> dict[str, Any]:
     if not always_cost and card.get("cost") == "none":
         card.pop("cost")
     return card
+
+
+def _untargeted(action: dict[str, Any]) -> dict[str, Any]:
+    """An action as the core's offer lists it: the target is asked after the activation is chosen, and a
+    trigger that is not declined is written without `decline`."""
+    out = {k: v for k, v in action.items() if k not in ("target", "player", "observed", "note")}
+    if out.get("action") == "trigger" and not out.get("decline"):
+        out.pop("decline", None)
+    return out
 
 
 def _card_words(card: dict[str, Any]) -> str:

@@ -185,6 +185,7 @@ class Library:
         self._buffers: dict[str, ctypes.Array[ctypes.c_char]] = {}
         self.errors: list[str] = []
         self._pduel = 0
+        self._options = 0
         lib.create_duel.restype = ctypes.c_void_p
         lib.create_duel.argtypes = (ctypes.c_uint64,)  # uint_fast32_t: 8 bytes on x86-64 Linux
         lib.start_duel.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
@@ -273,14 +274,24 @@ class Library:
     def duel(self) -> ctypes.c_void_p:
         return ctypes.c_void_p(self._pduel)
 
+    def open_duel(self, seed: int, options: int, players: list[tuple[int, int, int]]) -> None:
+        """A new duel: its seed, the options `start` passes on, each player's LP, opening hand and draw."""
+        self.create(seed)
+        self._options = options
+        for p, (lp, hand, draw) in enumerate(players):
+            self.player_info(p, lp, hand, draw)
+
     def player_info(self, player: int, lp: int, start_hand: int, draw_count: int) -> None:
         self.lib.set_player_info(self.duel, player, lp, start_hand, draw_count)
 
     def new_card(self, code: int, owner: int, player: int, location: int, sequence: int, position: int) -> None:
         self.lib.new_card(self.duel, code, owner, player, location, sequence, position)
 
-    def start(self, options: int) -> None:
-        self.lib.start_duel(self.duel, options)
+    def start(self) -> None:
+        self.lib.start_duel(self.duel, self._options)
+
+    def messages(self, data: bytes) -> Iterator[Message]:
+        return split_messages(data)
 
     def process(self) -> tuple[int, bytes]:
         """One run of the core up to its next message or request: (flags, the messages written)."""
@@ -300,6 +311,14 @@ class Library:
     def respond_bytes(self, data: bytes) -> None:
         buf = ctypes.create_string_buffer(bytes(data), max(256, len(data)))  # the core copies 256 bytes
         self.lib.set_responseb(self.duel, buf)
+
+    def respond_cards(self, indices: list[int]) -> None:
+        """The answer to a card selection: the indices chosen among the cards listed."""
+        self.respond_bytes(bytes([len(indices), *indices]))
+
+    def respond_place(self, player: int, location: int, sequence: int) -> None:
+        """The answer to a zone selection."""
+        self.respond_bytes(bytes([player, location, sequence]))
 
     def query_zone(self, player: int, location: int) -> list[dict[str, int] | None]:
         """Each slot of a player's Monster or Spell & Trap Zones: None when empty, else code, position, ATK, DEF."""

@@ -164,16 +164,10 @@ class Ygopro:
             if len(deck) != r.deck_size:
                 raise InputError(f"decks[{p}]: {len(deck)} cards, the rules' deck_size is {r.deck_size}")
         lib = self.lib
-        lib.create(self.seed)
-        for p in (0, 1):
-            lib.player_info(p, r.starting_lp, r.starting_hand, 1)
+        lib.open_duel(self.seed, self._options(), [(r.starting_lp, r.starting_hand, 1)] * 2)
         for p, deck in enumerate(decks):
             for card in reversed(deck):  # the core draws the card added last first
                 lib.new_card(catalogue.code_of(card, "deck"), p, p, oc.LOCATION_DECK, 0, oc.POS_FACEDOWN_DEFENSE)
-        options = oc.DUEL_PSEUDO_SHUFFLE  # no shuffling: the decks stay in the order dealt
-        if r.first_turn_battle:
-            options |= oc.DUEL_ATTACK_FIRST_TURN
-        master_rule = 2 if r.first_turn_draw else 5
         self.phase, self.turn, self.turn_player, self.winner = oc.PHASE_DRAW, 0, 0, None
         self.pending = None
         self.log = []
@@ -189,8 +183,16 @@ class Ygopro:
         self.links = {}
         self.acting, self.targets, self.summoning, self.solving = None, {}, None, 0
         self.resolves = [a for a in (log or {}).get("actions", []) if a.get("action") == "resolve"]
-        lib.start(options | (master_rule << 16))
+        lib.start()
         self._run()
+
+    def _options(self) -> int:
+        """The core's duel options for the rules: no shuffling (the decks stay in the order dealt), battle on
+        turn 1 when the rules allow it, and the master rule in the upper 16 bits (2 draws on turn 1)."""
+        options = oc.DUEL_PSEUDO_SHUFFLE
+        if self.rules.first_turn_battle:
+            options |= oc.DUEL_ATTACK_FIRST_TURN
+        return options | ((2 if self.rules.first_turn_draw else 5) << 16)
 
     # -- the core's decisions --------------------------------------------------------------------------
     def _run(self) -> None:
@@ -201,7 +203,7 @@ class Ygopro:
                 return
             flags, data = self.lib.process()
             asked: oc.Message | None = None
-            for msg in oc.split_messages(data):
+            for msg in self.lib.messages(data):
                 self.log.append(msg)
                 self._note(msg)
                 if msg.code in oc.SELECTIONS:
@@ -278,7 +280,7 @@ class Ygopro:
         f = msg.fields
         lib = self.lib
         if msg.code == oc.MSG_SELECT_PLACE:  # the lowest free zone of the kind asked (the model's placement)
-            lib.respond_bytes(_lowest_place(f["player"], f["flag"]))
+            lib.respond_place(*_lowest_place(f["player"], f["flag"]))
             return True
         if msg.code == oc.MSG_SELECT_POSITION:
             positions = f["positions"]
@@ -289,10 +291,10 @@ class Ygopro:
             lib.respond_int(want if positions & want else positions & -positions)
             return True
         if msg.code == oc.MSG_SELECT_CARD and self._hint() == catalogue.HINT_TARGET:
-            lib.respond_bytes(self._target_answer(msg))
+            lib.respond_cards(self._target_answer(msg))
             return True
         if msg.code == oc.MSG_SELECT_CARD and self._hint() == catalogue.HINT_SUMMON:
-            lib.respond_bytes(self._summon_answer(msg))
+            lib.respond_cards(self._summon_answer(msg))
             return True
         if msg.code == oc.MSG_ANNOUNCE_NUMBER:
             lib.respond_int(self._number_answer(msg))
@@ -326,7 +328,7 @@ class Ygopro:
         if msg.code == oc.MSG_SELECT_CARD and self._hint() == 501:  # 6.3.6 discard: the cards drawn last
             cards = f["cards"]
             picks = sorted(range(len(cards)), key=lambda i: cards[i]["sequence"])[-f["min"] :]
-            lib.respond_bytes(bytes([len(picks), *sorted(picks)]))
+            lib.respond_cards(sorted(picks))
             return True
         if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD, oc.MSG_SELECT_EFFECTYN):
             return False
@@ -346,7 +348,7 @@ class Ygopro:
             raise oc.EngineFailure("the core asks what a resolution brings, and the log says no resolution here")
         return self.resolves[self.solving - 1]
 
-    def _target_answer(self, msg: oc.Message) -> bytes:
+    def _target_answer(self, msg: oc.Message) -> list[int]:
         """The card the action being taken targets, among those the core lists."""
         target = (self.acting or {}).get("target")
         if not isinstance(target, dict):
@@ -355,13 +357,13 @@ class Ygopro:
         self.target_asked = True
         for i, c in enumerate(msg.fields["cards"]):
             if (c["controller"], c["location"], c["sequence"]) == (target.get("player"), location, target.get("zone")):
-                return bytes([1, i])
+                return [i]
         # not a target the core allows: the action is refused (the core cannot take back an activation it has
         # begun, so one it lists is chosen to let it go on; the play is over at a refusal)
         self.refusal = f"the core does not offer {_words(self.acting or {})} here: that card cannot be targeted"
-        return bytes([1, 0])
+        return [0]
 
-    def _summon_answer(self, msg: oc.Message) -> bytes:
+    def _summon_answer(self, msg: oc.Message) -> list[int]:
         """The monster a resolution Special Summons from the hand: the one with the log's ATK and DEF."""
         summon = self._resolution().get("summon")
         if not isinstance(summon, dict):
@@ -370,7 +372,7 @@ class Ygopro:
             card = catalogue.card_of(c["code"])
             if (card.get("atk"), card.get("def")) == (summon.get("atk"), summon.get("def")):
                 self.summoning = summon
-                return bytes([1, i])
+                return [i]
         raise oc.EngineFailure(f"no monster in the hand with the ATK and DEF of {summon}")
 
     def _number_answer(self, msg: oc.Message) -> int:
@@ -747,7 +749,7 @@ class Ygopro:
             if msg.code == oc.MSG_SELECT_CARD and self._hint() == 549:  # the attack target
                 for i, c in enumerate(msg.fields["cards"]):
                     if c["sequence"] == target:
-                        self.lib.respond_bytes(bytes([1, i]))
+                        self.lib.respond_cards([i])
                         break
                 else:
                     raise oc.EngineFailure(f"the core does not list zone {target} as an attack target")
@@ -858,7 +860,7 @@ def _words(action: dict[str, Any]) -> str:
     return f"{action.get('action')}({params})"
 
 
-def _lowest_place(player: int, flag: int) -> bytes:
+def _lowest_place(player: int, flag: int) -> tuple[int, int, int]:
     """The answer to MSG_SELECT_PLACE: the lowest free zone of the asking player's (the flag marks the zones
     that may not be chosen: bits 0-6 the player's Monster Zones, 8-12 their Spell & Trap Zones, then the
     opponent's from bit 16)."""
@@ -867,7 +869,7 @@ def _lowest_place(player: int, flag: int) -> bytes:
         for seq in range(count):
             if free & (1 << (base + seq)):
                 owner = player if base < 16 else 1 - player
-                return bytes([owner, location, seq])
+                return owner, location, seq
     raise oc.EngineFailure(f"the core asked for a zone with none free (flag {flag:#x})")
 
 

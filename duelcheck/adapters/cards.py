@@ -190,7 +190,8 @@ EFFECT_FLAG_CARD_TARGET=0x10 EFFECT_FLAG_PLAYER_TARGET=0x800 EFFECT_FLAG_DAMAGE_
 EFFECT_FLAG_DAMAGE_CAL=0x8000 EFFECT_FLAG_DELAY=0x10000
 EFFECT_UPDATE_ATTACK=100 EFFECT_SKIP_M1=182 EFFECT_SKIP_BP=183
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
-PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_BATTLE=0x80
+PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_DAMAGE=0x20 PHASE_DAMAGE_CAL=0x40
+PHASE_BATTLE=0x80
 RESET_EVENT=0x1000 RESETS_STANDARD=0x1fe0000 RESET_OPPO_TURN=0x20000000 RESET_PHASE=0x40000000
 POS_FACEUP_ATTACK=0x1 POS_FACEUP_DEFENSE=0x4 POS_FACEDOWN_DEFENSE=0x8 POS_FACEUP=0x5
 HINT_SELECTMSG=3
@@ -324,8 +325,32 @@ _MONSTER_TYPE = {
 }
 
 
+# up to before damage calculation: the Damage Step's start and the timing before damage calculation
+_NOT_CALCULATED = "(ph~=PHASE_DAMAGE or not Duel.IsDamageCalculated())"
+BEFORE_DAMAGE_CALCULATION = f"local ph=Duel.GetCurrentPhase() return ph~=PHASE_DAMAGE_CAL and {_NOT_CALCULATED}"
+
+
+def damage_step(kind: str | None, effect: Effect, rules: Rules) -> str:
+    """When the card may be activated in the Damage Step (the core asks for flags; a card without them is not
+    offered there): "whole" (every timing, damage calculation too), "before" (up to before damage calculation),
+    or "" (never). 6.3.4.3: Counter Traps and negating effects throughout, ATK/DEF changes up to before damage
+    calculation; seed 000's older reading (damage_step_activations = "seed-000"): only ATK/DEF changes and
+    Counter Traps, up to before damage calculation."""
+    if rules.damage_step_activations == "seed-000":
+        return "before" if kind == "counter_trap" or effect == Effect.CHANGE_ATK else ""
+    if kind == "counter_trap" or effect == Effect.NEGATE:
+        return "whole"
+    return "before" if effect == Effect.CHANGE_ATK else ""
+
+
 def _effect_lua(
-    effect: Effect, effect_type: str, event: str | None, cost: Cost, damage_step: bool, condition: str | None, own: bool
+    effect: Effect,
+    effect_type: str,
+    event: str | None,
+    cost: Cost,
+    in_damage_step: str,
+    condition: str | None,
+    own: bool,
 ) -> str:
     """One effect's registration. `own`: the card itself may not be its own target (a Spell or Trap: "another
     Spell/Trap")."""
@@ -333,7 +358,8 @@ def _effect_lua(
     lines = [f"  e:SetType({effect_type})"]
     if event:
         lines.append(f"  e:SetCode({event})")
-    flags = ["EFFECT_FLAG_DAMAGE_STEP", "EFFECT_FLAG_DAMAGE_CAL"] if damage_step else []
+    ds_flags = {"whole": ["EFFECT_FLAG_DAMAGE_STEP", "EFFECT_FLAG_DAMAGE_CAL"], "before": ["EFFECT_FLAG_DAMAGE_STEP"]}
+    flags = list(ds_flags.get(in_damage_step, []))
     if sc.target is not None:
         flags.append("EFFECT_FLAG_CARD_TARGET")
     if "TRIGGER" in effect_type:
@@ -342,7 +368,8 @@ def _effect_lua(
         lines.append(f"  e:SetProperty({'+'.join(flags)})")
     if "IGNITION" in effect_type or "QUICK" in effect_type:
         lines.append("  e:SetRange(LOCATION_MZONE)")
-    conditions = [c for c in (condition, sc.condition) if c]
+    before = BEFORE_DAMAGE_CALCULATION if in_damage_step == "before" else None
+    conditions = [c for c in (condition, sc.condition, before) if c]
     if conditions:
         body = " and ".join(f"(function() {c} end)()" for c in conditions)
         lines.append(f"  e:SetCondition(function(e,tp,eg,ep,ev,re,r,rp) return {body} end)")
@@ -369,9 +396,16 @@ def _effect_lua(
     return "\n".join(lines)
 
 
-def script(name: str) -> bytes | None:
+def scripts_for(rules: Rules) -> Callable[[str], bytes | None]:
+    """The script reader for a rule set (the cards' Damage Step flags follow the rules' reading)."""
+    return lambda name: script(name, rules)
+
+
+def script(name: str, rules: Rules | None = None) -> bytes | None:
     """The script reader's answer: the constants for the three files the core loads first; a card's script
-    for its code; nothing for anything else (a Normal Monster needs none)."""
+    for its code under the rules (default: the official ones); nothing for anything else (a Normal Monster
+    needs none)."""
+    rules = rules or Rules()
     base = name.rsplit("/", 1)[-1]
     if base in ("constant.lua", "utility.lua", "procedure.lua"):
         return CONSTANTS.encode() if base == "constant.lua" else b""
@@ -384,15 +418,12 @@ def script(name: str) -> bytes | None:
         return None
     if "kind" in card:
         effect = Effect[card["effect"].upper()]
-        # 6.3.4.3: Counter Traps and negating effects may be activated in the Damage Step (the core asks for
-        # the flags; a card without them is not offered there)
-        damage_step = card["kind"] == "counter_trap" or effect == Effect.NEGATE
         body = _effect_lua(
             effect,
             "EFFECT_TYPE_ACTIVATE",
             SCRIPTS[effect].event,
             WORD_COST[card["cost"]],
-            damage_step,
+            damage_step(card["kind"], effect, rules),
             None,
             own=True,
         )
@@ -404,7 +435,7 @@ def script(name: str) -> bytes | None:
             effect_type,
             SCRIPTS[effect].event if event == "" else event,
             Cost.NONE,
-            effect == Effect.NEGATE,
+            damage_step(None, effect, rules),
             condition,
             own=False,
         )

@@ -226,6 +226,12 @@ class Library:
         lib.set_card_reader(self._card_cb)
         lib.set_message_handler(self._message_cb)
 
+    def use_scripts(self, scripts: Callable[[str], bytes | None]) -> None:
+        """The script reader for the duels from now on (the cards' scripts follow the rules)."""
+        if scripts is not self._scripts:
+            self._scripts = scripts
+            self._buffers.clear()
+
     # -- callbacks -------------------------------------------------------------------------------------
     def _read_script(self, name: bytes, length: Any) -> int:
         text = self._scripts(name.decode("utf-8", "replace"))

@@ -63,6 +63,7 @@ _KNOBS = {
     "starting_hand": "set_player_info",
     "deck_size": "the decks dealt",
     "chain_links": "a bound of the model only",
+    "damage_step_activations": "the cards' scripts: their Damage Step flags (duelcheck/adapters/cards.py)",
 }
 
 
@@ -95,13 +96,8 @@ class Ygopro:
 
     def __init__(self, rules: dict[str, Any] | Rules | None = None, library: str | None = None, seed: int = 0):
         self.rules = _rules(rules)
-        why = expressible(self.rules)
-        if why is not None:
-            raise Unsupported(why)
-        path = oc.library_path(library)
-        if Ygopro._library is None or Ygopro._library.path != path:
-            Ygopro._library = oc.Library(path, catalogue.card_data, catalogue.script)
-        self.lib: oc.Library = Ygopro._library
+        self._check_rules()
+        self.lib: Any = self._load(library)  # the core's library (oc.Library, or another core's alike)
         self.seed = seed
         self.decks: list[list[dict[str, Any]]] | None = None
         self.pending: oc.Message | None = None
@@ -130,6 +126,18 @@ class Ygopro:
         self.solving_link = 0  # the link resolving now
         self.refusal: str | None = None  # why the core would not take the action being taken, found as it ran
         self.target_asked = False  # whether the core asked for the target of the action being taken
+
+    def _check_rules(self) -> None:
+        why = expressible(self.rules)
+        if why is not None:
+            raise Unsupported(why)
+
+    def _load(self, library: str | None) -> Any:
+        path = oc.library_path(library)
+        if Ygopro._library is None or Ygopro._library.path != path:
+            Ygopro._library = oc.Library(path, catalogue.card_data, catalogue.script)
+        Ygopro._library.use_scripts(catalogue.scripts_for(self.rules))
+        return Ygopro._library
 
     # -- setting up ------------------------------------------------------------------------------------
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
@@ -435,7 +443,7 @@ class Ygopro:
                 if c["direct"]:
                     out.append({"action": "declare_attack", "attacker": c["sequence"], "target": "direct"})
             out += [self._activation(c) for c in f["activate"]]
-            if f["to_m2"]:
+            if f["to_m2"] or f["to_ep"]:  # to Main Phase 2, or to the End Phase in a turn without one (6.3.5)
                 out.append({"action": "end_step"})
         elif msg.code == oc.MSG_SELECT_CHAIN:
             out += [self._activation(c) for c in f["chains"]]
@@ -709,8 +717,8 @@ class Ygopro:
                     if self._activation(c) == _untargeted(action):
                         return 0 | (i << 16)
                 return refused
-            if name == "end_step" and action.get("then") is None and f["to_m2"]:
-                return 2
+            if name == "end_step" and action.get("then") is None and (f["to_m2"] or f["to_ep"]):
+                return 2 if f["to_m2"] else 3
             return refused
         if msg.code == oc.MSG_SELECT_CHAIN:
             if name == "pass" and not any(c["forced"] for c in f["chains"]):

@@ -556,7 +556,8 @@ def open_engine(
     spec: str, rules: Rules, ocgcore: str | None = None, timeout: float | None = None
 ) -> tuple[EngineProcess, str]:
     """The engine `--engine` names, in a process of its own: `ygopro` (ygopro-core, the library --ocgcore or
-    DUELCHECK_OCGCORE names), `model` (duelcheck's own rules: a self-check), or `exec:COMMAND ARGS`."""
+    DUELCHECK_OCGCORE names), `edopro` (EDOPro's core: --ocgcore or DUELCHECK_EDOPRO), `model` (duelcheck's
+    own rules: a self-check), or `exec:COMMAND ARGS`."""
     import shlex
     import sys
 
@@ -569,6 +570,11 @@ def open_engine(
 
         argv = [sys.executable, "-m", "duelcheck.adapters.serve", "ygopro", "--ocgcore", library_path(ocgcore)]
         name = "ygopro-core"
+    elif spec == "edopro":
+        from duelcheck.adapters.edopro import library_path as edopro_path
+
+        argv = [sys.executable, "-m", "duelcheck.adapters.serve", "edopro", "--ocgcore", edopro_path(ocgcore)]
+        name = "EDOPro's core"
     elif spec == "model":
         argv = [sys.executable, "-m", "duelcheck.adapters.serve", "model"]
         name = "the model (self-check)"
@@ -577,7 +583,7 @@ def open_engine(
         name = spec
         cwd = None
     else:
-        raise InputError(f"--engine {spec!r}: expected ygopro, model or exec:COMMAND ARGS")
+        raise InputError(f"--engine {spec!r}: expected ygopro, edopro, model or exec:COMMAND ARGS")
     if not argv:
         raise InputError("--engine exec: no command given")
     mapping = rules.changed()

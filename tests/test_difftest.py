@@ -331,3 +331,33 @@ def test_a_monster_an_effect_special_summons_is_stacked_in_its_owners_deck() -> 
     ]
     deck = cards.stacked_deck({"format": "duelcheck-log/1", "actions": actions}, 0, Rules())
     assert {"atk": 1500, "def": 1200} in deck[:5] and deck[0]["effect"]["type"] == "ignition"
+
+
+def test_edopros_duel_flags_say_what_each_preset_says() -> None:
+    """The rule sets the EDOPro adapter plays, and the flags it sets for them (no library needed); a knob no
+    flag says is refused with its name, never played under other rules."""
+    from duelcheck.adapters import edopro
+    from duelcheck.rules import load_rules
+
+    want = {
+        "official": 0,
+        "master-rule-2": edopro.DUEL_1ST_TURN_DRAW,
+        "goat": edopro.DUEL_1ST_TURN_DRAW | edopro.DUEL_0_ATK_DESTROYED,
+        "speed": edopro.DUEL_3_COLUMNS_FIELD | edopro.DUEL_NO_MAIN_PHASE_2,
+        "speed-ocg": edopro.DUEL_3_COLUMNS_FIELD,
+        "rush": edopro.DUEL_3_COLUMNS_FIELD
+        | edopro.DUEL_NO_MAIN_PHASE_2
+        | edopro.DUEL_NO_STANDBY_PHASE
+        | edopro.DUEL_1ST_TURN_DRAW
+        | edopro.DUEL_DRAW_UNTIL_5
+        | edopro.DUEL_NO_HAND_LIMIT
+        | edopro.DUEL_UNLIMITED_SUMMONS,
+    }
+    base = edopro.DUEL_PSEUDO_SHUFFLE | edopro.DUEL_MODE_MR5
+    for preset, flags in want.items():
+        rules = load_rules(preset)
+        assert edopro.expressible(rules) is None, preset
+        assert edopro._flag_for(rules) == (base | flags, []), preset
+    why = edopro.expressible(Rules(hand_limit=3, monster_zones=4))
+    assert why is not None and "hand_limit = 3" in why and "monster_zones = 4" in why
+    assert edopro.expressible(Rules(draw_until=4)) is not None  # only "until 5" has a flag

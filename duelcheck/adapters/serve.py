@@ -3,7 +3,8 @@ protocol (duelcheck/adapters/jsonlines.py) on standard input and output.
 
 ENGINE is `reference` (duelcheck's own interpreter, one step per action, for boards), `model` (the rules
 with cards, running to the next decision, for difftest), `ygopro` (ygopro-core, the library named by --ocgcore
-or DUELCHECK_OCGCORE), or `module:Class` (any adapter class). Exit 2 with one line on stderr for bad
+or DUELCHECK_OCGCORE), `edopro` (EDOPro's core, --ocgcore or DUELCHECK_EDOPRO), or `module:Class` (any
+adapter class). Exit 2 with one line on stderr for bad
 arguments.
 """
 
@@ -30,6 +31,11 @@ def _factory(engine: str, ocgcore: str | None, seed: int) -> tuple[Any, str]:
 
         path = library_path(ocgcore)
         return (lambda rules: Ygopro(rules, path, seed)), "ygopro-core"  # the library is loaded at hello
+    if engine == "edopro":
+        from duelcheck.adapters import edopro
+
+        edo_path = edopro.library_path(ocgcore)
+        return (lambda rules: edopro.Edopro(rules, edo_path, seed)), "EDOPro's core"
     from duelcheck.adapter import load_adapter
 
     return load_adapter(engine), engine
@@ -52,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 raise InputError(f"serve: unexpected argument {arg!r}")
         if engine is None:
-            raise InputError("serve: name an engine: reference, ygopro, or module:Class")
+            raise InputError("serve: name an engine: reference, model, ygopro, edopro, or module:Class")
         make, name = _factory(engine, ocgcore, seed)
     except (InputError, ValueError) as exc:
         print(f"duelcheck: {exc}", file=sys.stderr)

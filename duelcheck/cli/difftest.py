@@ -18,9 +18,14 @@ from duelcheck.errors import InputError
     "engine_spec",
     default="ygopro",
     show_default=True,
-    help="ygopro (ygopro-core), model (a self-check), or 'exec:COMMAND ARGS' (an engine speaking JSON lines).",
+    help="ygopro (ygopro-core), edopro (EDOPro's core), model (a self-check), or 'exec:COMMAND ARGS' (an engine "
+    "speaking JSON lines).",
 )
-@click.option("--ocgcore", type=click.Path(dir_okay=False), help="The ygopro-core library (else DUELCHECK_OCGCORE).")
+@click.option(
+    "--ocgcore",
+    type=click.Path(dir_okay=False),
+    help="The core's library (else DUELCHECK_OCGCORE; DUELCHECK_EDOPRO for edopro).",
+)
 @click.option("--plays", type=click.IntRange(1, 1_000_000), default=100, show_default=True)
 @click.option("--turns", type=click.IntRange(1, 200), default=3, show_default=True, help="Turns per play at most.")
 @click.option(

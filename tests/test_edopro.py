@@ -1,0 +1,110 @@
+"""EDOPro's core under duelcheck: the same adapter over the other C API, and the rule sets only it can play.
+
+These tests run when DUELCHECK_EDOPRO names a built library (docs/engines.md says how to build one: its Lua
+must be compiled as C++) and are skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from duelcheck.adapters import cards
+from duelcheck.difftest import EngineProcess, difftest
+from duelcheck.errors import InputError
+from duelcheck.rules import Rules, load_rules
+
+LIBRARY = os.environ.get("DUELCHECK_EDOPRO", "")
+pytestmark = pytest.mark.skipif(
+    not (LIBRARY and Path(LIBRARY).is_file()),
+    reason="DUELCHECK_EDOPRO names no built EDOPro core library (docs/engines.md: how to build one)",
+)
+
+MONSTER = {"atk": 1000, "def": 1000}
+
+
+def _engine(rules: Rules | None = None) -> object:
+    from duelcheck.adapters.edopro import Edopro
+
+    return Edopro(rules or Rules(), LIBRARY, 0)
+
+
+def test_the_first_turn_offers_the_opening_hand_and_no_battle_phase() -> None:
+    engine = _engine()
+    strong = {"atk": 3000, "def": 2500}
+    engine.deal([[strong, *([MONSTER] * 39)], [MONSTER] * 40])  # type: ignore[attr-defined]
+    engine.reset({})  # type: ignore[attr-defined]
+    offers = engine.offers()  # type: ignore[attr-defined]
+    assert {"action": "normal_summon", **strong} in offers and {"action": "set_monster", **MONSTER} in offers
+    assert {"action": "end_step", "then": "battle_phase"} not in offers  # 6.3.4: not on turn 1
+    seen = engine.apply({"action": "normal_summon", **strong})  # type: ignore[attr-defined]
+    assert isinstance(seen, dict) and seen["players"][0]["monsters"][0]["atk"] == 3000
+    assert seen["players"][0]["hand"] == 4 and seen["phase"] == "main1"
+    assert isinstance(engine.apply({"action": "normal_summon", **MONSTER}), str)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("preset", ["official", "goat", "speed", "rush"])
+def test_the_presets_agree_with_the_rules_over_seeded_plays(preset: str) -> None:
+    """Each preset under the duel flags that say the same (goat: a first-turn draw, two 0 ATK monsters destroy
+    each other, seed 000's Damage Step in the cards' scripts; speed: three columns and no Main Phase 2; rush:
+    no Standby Phase or Main Phase 2, draw until 5, no hand limit, Normal Summons without a limit)."""
+    rules = load_rules(preset)
+    report = difftest(EngineProcess(lambda: _engine(rules)), "edopro", rules, 40, 3, 1, cards.mixed_deck)  # type: ignore[arg-type, return-value]
+    assert report.findings == [], report.text()
+    assert report.decisions > 300
+
+
+@pytest.mark.parametrize("title", ["flip, battle trigger, Main Phase 1 skipped, an ATK change"])
+def test_a_play_with_effects_of_every_kind_agrees_with_the_rules(title: str) -> None:
+    from test_ygopro import PLAYS, _differences  # the same hand-written plays as on the reference core
+
+    from duelcheck.adapter import ReferenceAdapter
+
+    actions = PLAYS[title]
+    rules = ReferenceAdapter({})
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for i, action in enumerate(actions, 1):
+        want, got = rules.apply(action), engine.apply(action)  # type: ignore[attr-defined]
+        assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
+        assert not _differences(want, got), (i, action, _differences(want, got)[:4])
+
+
+def test_each_core_refuses_the_other_ones_library_and_rules_it_cannot_express(tmp_path: Path) -> None:
+    from duelcheck.adapters.edopro import Edopro
+    from duelcheck.adapters.ygopro import Unsupported, Ygopro
+
+    with pytest.raises(Unsupported, match="hand_limit"):
+        Edopro(Rules(hand_limit=3), LIBRARY)
+    with pytest.raises(InputError, match="OCG_CreateDuel: the EDOPro fork"):
+        Ygopro(Rules(), LIBRARY)
+    reference = os.environ.get("DUELCHECK_OCGCORE", "")
+    if reference and Path(reference).is_file():
+        with pytest.raises(InputError, match="the reference core"):
+            Edopro(Rules(), reference)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "duelcheck",
+            "difftest",
+            "--engine",
+            "edopro",
+            "--rules",
+            "goat",
+            "--plays",
+            "3",
+            "--no-guided",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        env={**os.environ, "DUELCHECK_EDOPRO": LIBRARY},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "difftest against EDOPro's core" in done.stdout

@@ -1169,6 +1169,9 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         with n.when(k.and_(eff == Effect.SET_FACE_DOWN, target, s.g("m_up", tpl, tz))):
             n.set("m_up", tpl, tz, False)
             n.set("m_def", tpl, tz, True)
+            # model catalogue: a monster turned face-down is a new card; its once-per-turn effect may be used
+            # again once it is face-up (the engines' ruling, found by difftest: docs/engine-findings.md F6)
+            n.set("m_used", tpl, tz, False)
             attacker_changed(n, tpl, tz)
         with n.when(k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))):
             end_attack(n)  # 6.3.4.4: processing "end the Battle Phase" goes straight to the End Step

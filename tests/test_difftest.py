@@ -254,7 +254,7 @@ def test_the_command_writes_findings_as_logs_that_replay_and_a_json_report(tmp_p
     ("args", "words"),
     [
         (("--engine", "ygopro", "--ocgcore", "missing.so"), "missing.so: no such file"),
-        (("--engine", "nonsense"), "expected ygopro, model or exec:"),
+        (("--engine", "nonsense"), "expected ygopro, edopro, model or exec:"),
         (("--engine", "model", "--rules", "no-such-preset"), "no-such-preset"),
         (("--engine", "model", "--aim", "phase == nowhere"), "--aim 'phase == nowhere'"),
         (("--engine", "model", "--aim", "turn == 1", "--no-guided"), "drop --no-guided"),

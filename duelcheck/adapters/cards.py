@@ -368,6 +368,7 @@ def _effect_lua(
         lines.append(f"  e:SetProperty({'+'.join(flags)})")
     if "IGNITION" in effect_type or "QUICK" in effect_type:
         lines.append("  e:SetRange(LOCATION_MZONE)")
+        lines.append("  e:SetCountLimit(1)")  # the model's catalogue: a monster's effect is used once per turn
     before = BEFORE_DAMAGE_CALCULATION if in_damage_step == "before" else None
     conditions = [c for c in (condition, sc.condition, before) if c]
     if conditions:
@@ -470,7 +471,33 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
     return out
 
 
-DEALERS = {"monsters": random_deck, "mixed": mixed_deck}
+# what `--decks full` deals besides: the cards whose choices all come at a decision the core lists (a target is
+# asked of a second duel: ygopro.py `_probe_targets`); a Special Summon's monster and an ATK change are chosen on
+# resolution, and a skipped Main Phase 1 is chosen where the rules have no decision: not dealt yet
+FULL_EFFECTS = tuple(e for e in Effect if e not in (Effect.SPECIAL_SUMMON, Effect.CHANGE_ATK, Effect.SKIP_MAIN1))
+
+
+def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
+    """A deck of the whole catalogue but the cards above: a third Normal Monsters, a third monsters with an
+    effect, a third Spells and Traps of every kind (targeted ones too) with every cost."""
+    out: list[dict[str, Any]] = []
+    for _ in range(size):
+        roll = rng.random()
+        stats = {"atk": rng.choice(STAT_VALUES) * POINTS, "def": rng.choice(STAT_VALUES) * POINTS}
+        if roll < 1 / 3:
+            out.append(stats)
+        elif roll < 2 / 3:
+            mtype = rng.choice(sorted(MONSTER_EFFECTS))
+            carried = rng.choice([e for e in MONSTER_EFFECTS[mtype] if e in FULL_EFFECTS])
+            out.append({**stats, "effect": {"type": TYPE_WORD[mtype], "effect": carried.name.lower()}})
+        else:
+            kind = rng.choice(sorted(KIND_WORD.values()))
+            word = rng.choice(sorted(e.name.lower() for e in FULL_EFFECTS))
+            out.append({"kind": kind, "effect": word, "cost": rng.choice(sorted(WORD_COST))})
+    return out
+
+
+DEALERS = {"monsters": random_deck, "mixed": mixed_deck, "full": full_deck}
 
 
 def stacked_deck(

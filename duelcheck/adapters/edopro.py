@@ -222,6 +222,7 @@ class EdoLibrary:
         self.shift = 1 if columns == 3 else 0  # three columns: the core plays in its zones 1 to 3
         self.errors: list[str] = []
         self._duel = ctypes.c_void_p(0)
+        self.history = oc.History()
         lib.OCG_CreateDuel.argtypes = (ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(Options))
         lib.OCG_CreateDuel.restype = ctypes.c_int
         lib.OCG_DestroyDuel.argtypes = (ctypes.c_void_p,)
@@ -276,6 +277,7 @@ class EdoLibrary:
     def open_duel(self, seed: int, options: int, players: list[tuple[int, int, int]]) -> None:
         self.close()
         self.errors.clear()
+        self.history.opened(seed, options, players)
         opts = Options()
         opts.seed[0], opts.seed[1] = seed * 2 + 1, 0x9E3779B97F4A7C15  # never all zeros
         opts.flags = options
@@ -298,6 +300,7 @@ class EdoLibrary:
             self._duel = ctypes.c_void_p(0)
 
     def new_card(self, code: int, owner: int, player: int, location: int, sequence: int, position: int) -> None:
+        self.history.added.append((code, owner, player, location, sequence, position))
         info = NewCard(owner, 0, code, player, location, sequence, position)
         self.lib.OCG_DuelNewCard(self._duel, ctypes.byref(info))
 
@@ -328,13 +331,27 @@ class EdoLibrary:
             yield oc.Message(code, body, fields)
 
     def respond_int(self, value: int) -> None:
+        self.history.answers.append(("int", value))
         self._respond(struct.pack("<i", value))
 
     def respond_cards(self, indices: list[int]) -> None:
+        self.history.answers.append(("cards", list(indices)))
         self._respond(struct.pack(f"<iI{len(indices)}I", 0, len(indices), *indices))
 
     def respond_place(self, player: int, location: int, sequence: int) -> None:
+        self.history.answers.append(("place", (player, location, sequence)))
         self._respond(bytes([player, location, sequence + self.shift]))
+
+    def branch(self) -> Any:
+        """Leave this duel aside and play a second one to the same point (see ocgcore.Library.branch)."""
+        saved = (self._duel, self.history)
+        self._duel, self.history = ctypes.c_void_p(0), oc.History()
+        oc.replay(self, saved[1])
+        return saved
+
+    def rejoin(self, saved: Any) -> None:
+        self.close()
+        self._duel, self.history = saved
 
     def _respond(self, data: bytes) -> None:
         self.lib.OCG_DuelSetResponse(self._duel, data, len(data))

@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from duelcheck.errors import InputError
-from duelcheck.log import COST_NAME, KIND_NAME, NEXT, Action, describe, log_action, moves
-from duelcheck.model.cards import HAND, Cost, Effect, Kind
+from duelcheck.log import COST_NAME, EFFECT_TYPE_NAME, KIND_NAME, NEXT, Action, describe, log_action, moves
+from duelcheck.model.cards import HAND, TARGETED, Cost, Effect, Kind, MonsterEffect
 from duelcheck.model.state import State
 from duelcheck.model.system import NoHistory, TransitionSystem
 from duelcheck.rules import Rules, rules_from_mapping
@@ -102,7 +102,11 @@ class ModelEngine:
                 got = self.ts.apply(s, name, params)
                 if got.ok and got.state is not None and got.state.v == plain_end:
                     continue
-            entry = log_action(s, name, params)
+            post = None
+            if name in ("trigger", "resolve"):  # their words need the state after (a trigger's target, a summon)
+                got = self.ts.apply(s, name, params)
+                post = got.state if got.ok else None
+            entry = log_action(s, name, params, post)
             out[key(entry)] = entry
         p = s.g("prio")
         for card in self.hands[p]:
@@ -289,10 +293,17 @@ class ModelEngine:
         return bool(self.state.g("winner"))
 
 
+# every target an activation from the hand could name (the rules keep the legal ones)
+TARGETS = [
+    {"player": p, "area": area, "zone": z} for p in (0, 1) for area in ("monster", "spell_trap") for z in range(5)
+]
+
+
 def _hand_actions(card: dict[str, Any]) -> list[dict[str, Any]]:
-    """The actions that play a card from the hand, in the duel-log format's words."""
+    """The actions that play a card from the hand, in the duel-log format's words (an activation of a card
+    that targets: one per target it could name)."""
     if "kind" not in card:
-        return [{"action": name, "atk": card["atk"], "def": card["def"]} for name in FROM_HAND]
+        return [{"action": name, **card} for name in FROM_HAND]
     spec = {
         "kind": card["kind"],
         "effect": card["effect"],
@@ -300,7 +311,11 @@ def _hand_actions(card: dict[str, Any]) -> list[dict[str, Any]]:
     }
     out = [{"action": "set_spell_trap", **spec}]
     if card["kind"].endswith("_spell"):
-        out.append({"action": "activate", "from": "hand", **spec})
+        activate = {"action": "activate", "from": "hand", **spec}
+        if Effect[card["effect"].upper()] in TARGETED:
+            out += [{**activate, "target": t} for t in TARGETS]
+        else:
+            out.append(activate)
     return out
 
 
@@ -308,7 +323,8 @@ def _card_of_entry(entry: dict[str, Any]) -> dict[str, Any] | None:
     """The card of the hand a log action plays (None: it plays none)."""
     name = entry.get("action")
     if name in FROM_HAND:
-        return {"atk": entry.get("atk"), "def": entry.get("def")}
+        card = {"atk": entry.get("atk"), "def": entry.get("def")}
+        return {**card, "effect": entry["effect"]} if entry.get("effect") else card
     if name == "set_spell_trap" or (name == "activate" and entry.get("from") == "hand"):
         return {"kind": entry.get("kind"), "effect": entry.get("effect"), "cost": entry.get("cost", "none")}
     return None
@@ -317,7 +333,11 @@ def _card_of_entry(entry: dict[str, Any]) -> dict[str, Any] | None:
 def _card_played(name: str, params: dict[str, int]) -> dict[str, Any] | None:
     """The card of the hand a model step plays (None: it plays none)."""
     if name in FROM_HAND:
-        return {"atk": params["atk"] * 100, "def": params["defv"] * 100}
+        card: dict[str, Any] = {"atk": params["atk"] * 100, "def": params["defv"] * 100}
+        if params.get("mkind"):
+            word = EFFECT_TYPE_NAME[MonsterEffect(params["mkind"])]
+            card["effect"] = {"type": word, "effect": Effect(params["eff"]).name.lower()}
+        return card
     if name == "set_spell_trap" or (name == "activate" and params.get("zone") == HAND):
         kind = Kind(params["kind"])
         return {

@@ -141,6 +141,47 @@ class Card:
 
 
 @dataclass
+class History:
+    """How a duel was opened and every answer given in it since: enough to play it again to the same point."""
+
+    opening: tuple[int, int, list[tuple[int, int, int]]] = (0, 0, [])
+    added: list[tuple[int, int, int, int, int, int]] = field(default_factory=list)
+    answers: list[tuple[str, Any]] = field(default_factory=list)
+
+    def opened(self, seed: int, options: int, players: list[tuple[int, int, int]]) -> None:
+        self.opening = (seed, options, list(players))
+        self.added, self.answers = [], []
+
+
+def replay(lib: Any, history: History) -> None:
+    """Open a duel in `lib` and play it as `history` says: the same cards, each answer at its question."""
+    lib.open_duel(*history.opening)
+    for card in history.added:
+        lib.new_card(*card)
+    lib.start()
+    for kind, value in history.answers:
+        if next_selection(lib) is None:
+            raise EngineFailure("the core ended a duel replayed to the same point earlier than the first time")
+        {"int": lib.respond_int, "cards": lib.respond_cards, "place": lambda v: lib.respond_place(*v)}[kind](value)
+
+
+def next_selection(lib: Any) -> tuple[Message, list[Message]] | None:
+    """Run the core to its next question: the question and every message written on the way (None: the duel
+    ended)."""
+    seen: list[Message] = []
+    for _ in range(10_000):
+        flags, data = lib.process()
+        batch = list(lib.messages(data))
+        seen += batch
+        asked = [m for m in batch if m.code in SELECTIONS]
+        if asked:
+            return asked[-1], seen
+        if flags & PROCESSOR_END or any(m.code == MSG_WIN for m in batch):
+            return None
+    raise EngineFailure("the core ran 10,000 times without asking anything")
+
+
+@dataclass
 class Message:
     """One message of the stream: its code, its bytes (after the code), and the fields read from them."""
 
@@ -186,6 +227,7 @@ class Library:
         self.errors: list[str] = []
         self._pduel = 0
         self._options = 0
+        self.history = History()
         lib.create_duel.restype = ctypes.c_void_p
         lib.create_duel.argtypes = (ctypes.c_uint64,)  # uint_fast32_t: 8 bytes on x86-64 Linux
         lib.start_duel.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
@@ -284,6 +326,7 @@ class Library:
         """A new duel: its seed, the options `start` passes on, each player's LP, opening hand and draw."""
         self.create(seed)
         self._options = options
+        self.history.opened(seed, options, players)
         for p, (lp, hand, draw) in enumerate(players):
             self.player_info(p, lp, hand, draw)
 
@@ -291,6 +334,7 @@ class Library:
         self.lib.set_player_info(self.duel, player, lp, start_hand, draw_count)
 
     def new_card(self, code: int, owner: int, player: int, location: int, sequence: int, position: int) -> None:
+        self.history.added.append((code, owner, player, location, sequence, position))
         self.lib.new_card(self.duel, code, owner, player, location, sequence, position)
 
     def start(self) -> None:
@@ -312,6 +356,7 @@ class Library:
         return result & PROCESSOR_FLAG, data
 
     def respond_int(self, value: int) -> None:
+        self.history.answers.append(("int", value))
         self.lib.set_responsei(self.duel, ctypes.c_int32(value).value)
 
     def respond_bytes(self, data: bytes) -> None:
@@ -320,11 +365,25 @@ class Library:
 
     def respond_cards(self, indices: list[int]) -> None:
         """The answer to a card selection: the indices chosen among the cards listed."""
+        self.history.answers.append(("cards", list(indices)))
         self.respond_bytes(bytes([len(indices), *indices]))
 
     def respond_place(self, player: int, location: int, sequence: int) -> None:
         """The answer to a zone selection."""
+        self.history.answers.append(("place", (player, location, sequence)))
         self.respond_bytes(bytes([player, location, sequence]))
+
+    def branch(self) -> Any:
+        """Leave this duel aside and play a second one to the same point (the same seed, cards and answers:
+        the core is deterministic), to ask it what a choice would bring; `rejoin` returns to the first."""
+        saved = (self._pduel, self._options, self.history)
+        self._pduel, self.history = 0, History()
+        replay(self, saved[2])
+        return saved
+
+    def rejoin(self, saved: Any) -> None:
+        self.close()
+        self._pduel, self._options, self.history = saved
 
     def query_zone(self, player: int, location: int) -> list[dict[str, int] | None]:
         """Each slot of a player's Monster or Spell & Trap Zones: None when empty, else code, position, ATK, DEF."""

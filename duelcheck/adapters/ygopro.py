@@ -53,6 +53,7 @@ PHASE_WORD = {
 # the core's options when Main Phase 1 is skipped and both the Battle and the End Phase may follow (its strings
 # 80 and 81: "to the Battle Phase", "to the End Phase")
 SKIPPED_MAIN1_OPTIONS = [80, 81]
+DISCARD_HINT = 501  # the core's string 501: choose the cards to discard
 REPLAY_QUESTION = 30  # the core's string 30: go on with the attack? (a replay, 6.3.4.2.1)
 
 # the knobs the core can be set to, and how (anything else changed is refused: never compared under other rules)
@@ -333,10 +334,8 @@ class Ygopro:
                 lib.respond_int(-1)
                 return True
             return False
-        if msg.code == oc.MSG_SELECT_CARD and self._hint() == 501:  # 6.3.6 discard: the cards drawn last
-            cards = f["cards"]
-            picks = sorted(range(len(cards)), key=lambda i: cards[i]["sequence"])[-f["min"] :]
-            lib.respond_cards(sorted(picks))
+        if msg.code == oc.MSG_SELECT_CARD and self._hint() == DISCARD_HINT:  # 6.3.6, a cost: the cards drawn last
+            lib.respond_cards(_drawn_last(f))
             return True
         if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD, oc.MSG_SELECT_EFFECTYN):
             return False
@@ -351,9 +350,10 @@ class Ygopro:
         return self._unexpected(msg)
 
     def _resolution(self) -> dict[str, Any]:
-        """The log's resolution the core is at (its links resolve in the log's order)."""
+        """The log's resolution the core is at (its links resolve in the log's order); {} when the log ends
+        before it (an illegal board's play stops earlier, and the core resolves a chain within the passes)."""
         if not 0 < self.solving <= len(self.resolves):
-            raise oc.EngineFailure("the core asks what a resolution brings, and the log says no resolution here")
+            return {}
         return self.resolves[self.solving - 1]
 
     def _target_answer(self, msg: oc.Message) -> list[int]:
@@ -374,8 +374,9 @@ class Ygopro:
     def _summon_answer(self, msg: oc.Message) -> list[int]:
         """The monster a resolution Special Summons from the hand: the one with the log's ATK and DEF."""
         summon = self._resolution().get("summon")
-        if not isinstance(summon, dict):
-            raise oc.EngineFailure("the core Special Summons a monster and the log's resolution summons none")
+        if not isinstance(summon, dict):  # the log does not say (it ends before): the first monster listed
+            self.summoning = None
+            return [0]
         for i, c in enumerate(msg.fields["cards"]):
             card = catalogue.card_of(c["code"])
             if (card.get("atk"), card.get("def")) == (summon.get("atk"), summon.get("def")):
@@ -425,7 +426,8 @@ class Ygopro:
                 out.append({"action": "flip_summon" if down else "change_position", "zone": c["sequence"]})
             for c in f["sset"]:
                 out.append({"action": "set_spell_trap", **_spec(c["code"])})
-            out += [self._activation(c) for c in f["activate"]]
+            for i, c in enumerate(f["activate"]):
+                out += self._activations(c, 5 | (i << 16))
             if f["to_bp"]:
                 out.append({"action": "end_step", "then": "battle_phase"})
             if f["to_ep"]:
@@ -442,11 +444,13 @@ class Ygopro:
                     out += [{"action": "declare_attack", "attacker": c["sequence"], "target": t} for t in targets]
                 if c["direct"]:
                     out.append({"action": "declare_attack", "attacker": c["sequence"], "target": "direct"})
-            out += [self._activation(c) for c in f["activate"]]
+            for i, c in enumerate(f["activate"]):
+                out += self._activations(c, 0 | (i << 16))
             if f["to_m2"] or f["to_ep"]:  # to Main Phase 2, or to the End Phase in a turn without one (6.3.5)
                 out.append({"action": "end_step"})
         elif msg.code == oc.MSG_SELECT_CHAIN:
-            out += [self._activation(c) for c in f["chains"]]
+            for i, c in enumerate(f["chains"]):
+                out += self._activations(c, i)
             if not any(c["forced"] for c in f["chains"]):
                 out.append({"action": "pass"})
         elif msg.code == oc.MSG_SELECT_YESNO and f["desc"] == REPLAY_QUESTION:
@@ -456,10 +460,56 @@ class Ygopro:
             out += [{"action": "replay", "target": t} for t in (again or ["direct"])]
             out.append({"action": "replay", "target": "stop"})
         elif msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting optional trigger: activated or declined
-            out += [{"action": "trigger"}, {"action": "trigger", "decline": True}]
+            out += [*self._activations({"code": f["code"]}, 1), {"action": "trigger", "decline": True}]
         elif msg.code == oc.MSG_SELECT_OPTION and f["options"] == SKIPPED_MAIN1_OPTIONS:
             out += [{"action": "end_step", "then": "battle_phase"}, {"action": "end_step", "then": "end_phase"}]
         return _unique(out)
+
+    def _activations(self, c: dict[str, Any], answer: int) -> list[dict[str, Any]]:
+        """The activations the core offers for one card: one per target it would list when the activation is
+        chosen (asked of a second duel played to this point), or the activation alone when it takes none."""
+        base = self._activation(c)
+        card = catalogue.card_of(c["code"])
+        word = card["effect"] if "kind" in card else card["effect"]["effect"]
+        if catalogue.SCRIPTS[catalogue.EFFECT_NAMES[word]].target is None:
+            return [base]
+        return [{**base, "target": t} for t in self._probe_targets(answer)]
+
+    def _probe_targets(self, answer: int) -> list[dict[str, Any]]:
+        """The targets the core lists once `answer` is given here: a second duel, played to this point, is
+        given the answer and the questions before the target (a zone, a discarded cost) as the adapter
+        answers them; this duel is left as it was."""
+        saved = self.lib.branch()
+        try:
+            if oc.next_selection(self.lib) is None:  # the question being answered here, in the second duel
+                return []
+            self.lib.respond_int(answer)
+            for _ in range(8):
+                got = oc.next_selection(self.lib)
+                if got is None:
+                    return []
+                msg, batch = got
+                hints = [m.fields["data"] for m in batch if m.code == oc.MSG_HINT and m.fields["type"] == 3]
+                hint = hints[-1] if hints else None
+                f = msg.fields
+                if msg.code == oc.MSG_SELECT_CARD and hint == catalogue.HINT_TARGET:
+                    return [
+                        {
+                            "player": c["controller"],
+                            "area": "monster" if c["location"] == oc.LOCATION_MZONE else "spell_trap",
+                            "zone": c["sequence"],
+                        }
+                        for c in f["cards"]
+                    ]
+                if msg.code == oc.MSG_SELECT_PLACE:
+                    self.lib.respond_place(*_lowest_place(f["player"], f["flag"]))
+                elif msg.code == oc.MSG_SELECT_CARD and hint == DISCARD_HINT:
+                    self.lib.respond_cards(_drawn_last(f))
+                else:
+                    return []  # the core asks something else before any target: it lists none
+            return []
+        finally:
+            self.lib.rejoin(saved)
 
     def _activation(self, c: dict[str, Any]) -> dict[str, Any]:
         """A card the core offers to activate, as the log writes an activation (a target is chosen after: the
@@ -560,7 +610,8 @@ class Ygopro:
                 break
             self._second_pass(msg.fields["player"])
             msg, forward = self.pending, None
-            if msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
+            window = bool(pre.g("window"))  # the rules' end_step folds a response window's passes in (6.3)
+            if window and msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
                 forward = self._pass_answer(msg, pre, post, action)  # the window passed: now the phase ends
         return self._shown()
 
@@ -640,6 +691,8 @@ class Ygopro:
 
         if state.g("phase") == Phase.DRAW and must_draw(state) and not state.g("drew"):
             return False  # the core asks in the Draw Phase only after the draw (6.3.1)
+        if state.g("resolving"):
+            return False  # the core resolves a chain within the pass that starts it: nobody is asked meanwhile
         phase = PHASE_NAME[Phase(state.g("phase"))]
         seen = self._phase_word()
         from duelcheck.model.rules import trigger_due
@@ -866,6 +919,12 @@ def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _words(action: dict[str, Any]) -> str:
     params = ", ".join(f"{k}={v}" for k, v in action.items() if k not in ("action", "player", "observed", "note"))
     return f"{action.get('action')}({params})"
+
+
+def _drawn_last(f: dict[str, Any]) -> list[int]:
+    """A discard's answer: the cards drawn last (the hand-limit discard, 6.3.6, and a discard cost)."""
+    cards = f["cards"]
+    return sorted(sorted(range(len(cards)), key=lambda i: cards[i]["sequence"])[-f["min"] :])
 
 
 def _lowest_place(player: int, flag: int) -> tuple[int, int, int]:

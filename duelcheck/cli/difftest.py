@@ -30,10 +30,11 @@ from duelcheck.errors import InputError
 @click.option("--turns", type=click.IntRange(1, 200), default=3, show_default=True, help="Turns per play at most.")
 @click.option(
     "--decks",
-    type=click.Choice(["mixed", "monsters"]),
+    type=click.Choice(["mixed", "monsters", "full"]),
     default="mixed",
     show_default=True,
-    help="The decks dealt: Normal Monsters with Spells and Traps, or Normal Monsters only.",
+    help="The decks dealt: Normal Monsters with untargeted Spells and Traps, Normal Monsters only, or the full "
+    "catalogue (monster effects, targeted effects, every kind) but the cards chosen on resolution.",
 )
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--rules", "rules_file", help="Rules: a TOML file or a preset (default: the official rules).")

@@ -70,6 +70,8 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 BOARDS = json.loads((HERE / "coverage.json").read_text(encoding="utf-8"))["boards"]
+# the model's own limits (a bound, a range, a shortcut), which are no rule of the game: an engine may go past
+MODEL_LIMITS = ("model bound", "model range", "model shortcut")
 ADAPTER = os.environ.get("DUELCHECK_ADAPTER", "duelcheck.adapter:ReferenceAdapter")
 
 
@@ -172,6 +174,9 @@ def test_board(name: str) -> None:
         action = {k: v for k, v in entry.items() if k not in ("observed", "note")}
         got = engine.apply(action)
         if not expect["conforms"] and i == expect["stops_at"]:
+            if not isinstance(got, str) and expect.get("clause") in MODEL_LIMITS:
+                pytest.skip(f"action {i} goes past a limit of the model, not a rule, which an engine may not have "
+                            f"({expect['reason']})")
             assert isinstance(got, str), f"action {i} {action} must be refused ({expect['reason']}); it was taken"
             if getattr(engine, "exact_reasons", False):
                 assert got == expect["reason"], f"action {i}: refused with {got!r}, expected {expect['reason']!r}"

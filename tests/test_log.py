@@ -98,3 +98,14 @@ def test_the_formats_names_are_the_models() -> None:
         Resolve.model_validate({"action": "resolve", "atk_change": c * POINTS})
     assert set(get_args(LinkKindName)) == set(LINK_KINDS) and set(LINK_KINDS.values()) == set(Kind)
     assert {MONSTER_EFFECT_TYPES[t] for t in get_args(EffectType)} == set(MonsterEffect) - {MonsterEffect.NONE}
+
+
+def test_the_shipped_schema_is_the_formats_own() -> None:
+    """duelcheck/schemas/duel-log.schema.json is what `duelcheck schema` prints from the format's models."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[1] / "duelcheck" / "schemas" / "duel-log.schema.json"
+    done = subprocess.run([sys.executable, "-m", "duelcheck", "schema"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and json.loads(done.stdout) == json.loads(shipped.read_text(encoding="utf-8"))

@@ -164,3 +164,13 @@ def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
         assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
     got = engine.apply(bad)  # type: ignore[attr-defined]
     assert isinstance(got, str) and "cannot be targeted" in got
+
+
+def test_the_full_catalogue_agrees_with_the_rules_over_seeded_plays() -> None:
+    """Monster effects, targeted Spells and Traps (their targets asked of a second duel played to the same
+    point) and every Spell/Trap kind, dealt at random: no difference (before docs/engine-findings.md F6 was
+    fixed these plays found `engine-allows activate_effect`)."""
+    rules = Rules()
+    report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 50, 3, 1, cards.full_deck)  # type: ignore[arg-type, return-value]
+    assert report.findings == [], report.text()
+    assert report.exercised.get("trigger", 0) > 0 and report.decisions > 400

@@ -523,11 +523,13 @@ class Expect(BaseModel):
 
 
 class DeckMonster(BaseModel):
-    """A monster of a dealt deck (the model's hands are counts; an engine's hold cards)."""
+    """A monster of a dealt deck (the model's hands are counts; an engine's hold cards), with its effect when
+    it has one."""
 
     model_config = _STRICT
     atk: Stat
     def_: Stat = Field(alias="def")
+    effect: MonsterEffectCard | None = None
 
 
 class DeckSpellTrap(BaseModel):

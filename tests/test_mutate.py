@@ -635,7 +635,7 @@ def test_the_rules_proof_is_asked_again_of_the_mutants_own_steps_only() -> None:
     does not touch it (a Set Spell/Trap with no card in hand) and is not shown kept
     when the last resolution forgets to end the resolving (its write dropped); a mutant whose first step breaks
     a property fails the base case."""
-    for mid, kept in (("drop:set_spell_trap:10", True), ("write:resolve:35", False)):
+    for mid, kept in (("drop:set_spell_trap:10", True), ("write:resolve:36", False)):
         m = mu.mutant_by_id(mid)
         with mu.activated(m):
             why = mu.still_inductive(TransitionSystem(Rules()), m, [CHAIN_HAS_A_LINK])
@@ -928,7 +928,7 @@ def _resolving_board(ts: TransitionSystem, effect: Effect) -> State:
     ("mutant_id", "effect"),
     [
         ("write:resolve:29", Effect.CHANGE_POSITION),  # the other position not written
-        ("write:resolve:32", Effect.END_BATTLE_PHASE),  # the phase not moved to the End Step
+        ("write:resolve:33", Effect.END_BATTLE_PHASE),  # the phase not moved to the End Step
     ],
 )
 def test_an_effect_that_does_nothing_is_caught_by_resolution_effects(mutant_id: str, effect: Effect) -> None:
@@ -1053,7 +1053,7 @@ def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
     ("mutant_id", "action"),
     [
         ("write:declare_attack:4", "declare_attack"),  # the declaration's window never opened
-        ("write:resolve:36", "resolve"),  # nor closed when the chain answering it resolved
+        ("write:resolve:37", "resolve"),  # nor closed when the chain answering it resolved
         ("write:replay_select:0", "replay_select"),  # a replay still due after the new choice
     ],
 )

@@ -549,11 +549,15 @@ class Induction:
             )
             return z3.BoolVal(v) if isinstance(v, bool) else v
 
-        # the base: no play of at most k steps from the start reaches the witness
+        # the base: no play of at most k steps from the start reaches the witness. Each length is asked with
+        # only the steps it takes: the relation is not total (a duel that is over has no next step), and a
+        # play that reaches the witness and then ends would be missed by a question asking for k steps
         chain = self._path(f"@kb{k}", k)
-        base = [self.ts.sym_init(chain[0][0]), *(st.relation for _, st in chain)]
-        if self._fresh([*base, z3.Or(*(hit(p, st) for p, st in chain))]) != z3.unsat:
-            return False
+        init = self.ts.sym_init(chain[0][0])
+        for j in range(1, k + 1):
+            prefix = [init, *(st.relation for _, st in chain[:j])]
+            if self._fresh([*prefix, hit(*chain[j - 1])]) != z3.unsat:
+                return False
         # the step: k steps without the witness, then one with it
         steps = self._path(f"@ks{k}", k + 1)
         assume = [c for p, st in steps for c in (*facts(p), st.relation)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from duelcheck.cli import (  # noqa: F401  (each module registers its command)
     boards,
+    certify,
     check,
     diff,
     difftest,

@@ -197,6 +197,13 @@ def _select(names: tuple[str, ...], extra: list[Any] | None = None) -> list[Any]
     type=click.Path(dir_okay=False),
     help="Add the [[property]] tables of a TOML file (docs/properties.md).",
 )
+@click.option(
+    "--certificates",
+    "certificates",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write the proofs' certificate here: SMT-LIB 2 obligations `duelcheck certify` checks.",
+)
 @_guard
 def check(
     rules_file: str | None,
@@ -217,6 +224,7 @@ def check(
     always: tuple[str, ...],
     sometimes: tuple[str, ...],
     property_files: tuple[str, ...],
+    certificates: str | None,
 ) -> None:
     """Check the properties under the rules; write a trace for every violation and witness, and a summary."""
     import time
@@ -274,12 +282,29 @@ def check(
         if report_file is not None:
             live.progress("writing the HTML report")
             _write_report(Path(report_file), report, folder)
+        if certificates is not None and checker is not None:
+            live.progress("writing the proofs' certificate")
+            _write_certificates(Path(certificates), rules, props, report)
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
         _print_table(report)
         click.echo(("# " if not sys.stdout.isatty() else "") + f"written to {folder}/")
     sys.exit(report.exit_code)
+
+
+def _write_certificates(folder: Path, rules: Any, props: list[Any], report: Any) -> None:
+    """The certificate of the invariants proved for all depths (engines/certificates.py)."""
+    from duelcheck.engines.certificates import write_certificates
+    from duelcheck.model.system import TransitionSystem
+
+    proved = {r.prop for r in report.results if r.proved and r.kind == "always" and r.verdict == "holds"}
+    # a property proved in every one of its cases (each check of it settled by the proof)
+    partial = {r.prop for r in report.results if r.kind == "always" and not (r.proved and r.verdict == "holds")}
+    try:
+        write_certificates(TransitionSystem(rules), props, proved - partial, folder)
+    except OSError as exc:
+        raise InputError(f"--certificates {folder}: cannot write ({exc.strerror or exc})") from None
 
 
 def _run_folder(out: str | None, rules: Any) -> Path:

@@ -1,0 +1,138 @@
+"""Proof certificates: the invariants `check` proved, written as SMT-LIB 2 obligations another solver can check.
+
+The proof (engines/kind.py) is an induction of depth 1 over the invariants proved together: the conjunction
+`Inv` of every proved invariant's state checks holds in the initial state, holds after every first step
+(with the step checks), and is kept by every step of the rules from any state that meets it (each property's
+checks on the step, state checks on the state after and step checks on the step itself, follow from `Inv`
+before it). The certificate is that conjunction, written out with the transition relation, as questions
+each expected `unsat`:
+
+    initiation-state.smt2      init(s) and not Inv(s)
+    initiation-step.smt2       init(s) and T(s, s') and not (the step checks on that first step)
+    consecution-ACTION-pN.smt2 Inv(s) and T(s, s') and the step is ACTION by turn player N and not (every
+                               proved property's checks on the step): one file per action and turn player,
+                               the same case split the proof used
+    safety-PROPERTY.smt2       Inv(s) and not (the property's state checks on s)
+
+`manifest.json` lists the files with what each says, the rules, the properties and the model's digest;
+each file starts with comments saying the same. `duelcheck certify DIR --solver S` asks each question of a
+solver in a fresh process (engines/certify.py): a proof is confirmed when every obligation it is part of is
+`unsat`; any other answer leaves it unconfirmed, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from duelcheck.engines.cache import _model_digest
+from duelcheck.engines.kind import Induction
+from duelcheck.engines.smt import _smt2_of
+from duelcheck.model.system import TransitionSystem
+from duelcheck.properties.catalog import Property
+from duelcheck.properties.core import ActionView
+from duelcheck.version import __version__
+
+FORMAT = "duelcheck-certificates/1"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
+
+
+def _file(out: Path, name: str, comments: list[str], term: Any) -> None:
+    """One obligation: the comments, the declarations and the assertion, then (check-sat); written whole or
+    not at all (a file of its own, renamed into place)."""
+    lines = [f"; {c}" for c in comments]
+    lines += ["(set-logic QF_BV)", *_smt2_of(term), "(check-sat)", "(exit)"]
+    tmp = out / f".{name}.tmp"
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, out / name)
+
+
+def write_certificates(system: TransitionSystem, props: list[Property], proved: set[str], out: Path) -> dict[str, Any]:
+    """Write the certificate of the proof of `proved` (names of invariants among `props`) under `system`'s
+    rules into `out`; return the manifest."""
+    out.mkdir(parents=True, exist_ok=True)
+    ind = Induction(system)
+    invariants = [p for p in props if p.kind == "always" and p.name in proved]
+    names = {p.name for p in invariants}
+    rules = system.rules.changed()
+    head = [
+        f"duelcheck {__version__} proof certificate, model digest {_model_digest()[:16]}",
+        f"rules: {json.dumps(rules, sort_keys=True) if rules else 'the official rules (every knob at its default)'}",
+        f"the inductive invariant: the state checks of {len(invariants)} invariants proved together, k = 1",
+    ]
+    obligations: list[dict[str, Any]] = []
+
+    def add(name: str, says: str, props_: list[str], term: Any) -> None:
+        _file(out, name, [*head, f"obligation: {says}", "expected: unsat"], term)
+        obligations.append({"file": name, "says": says, "properties": props_, "expected": "unsat"})
+
+    inv = z3.And(*ind._state_facts(invariants, names)) if invariants else z3.BoolVal(True)
+    # initiation: the initial states meet the invariant; the first steps meet the step checks
+    first = ind._first
+    first_inv = [
+        f for p in invariants for c in p.checks if c.on == "state" for f in ind._facts(c, None, None, first.pre)
+    ]
+    init = system.sym_init(first.pre)
+    add(
+        "initiation-state.smt2",
+        "the initial state meets every proved invariant's state checks",
+        sorted(names),
+        z3.And(init, z3.Not(z3.And(*first_inv))) if first_inv else z3.BoolVal(False),
+    )
+    act = ActionView(first.act, first.params, symbolic=True)
+    step_first = [
+        f for p in invariants for c in p.checks if c.on == "step" for f in ind._facts(c, first.pre, act, first.post)
+    ]
+    with_steps = sorted(p.name for p in invariants if any(c.on == "step" for c in p.checks))
+    add(
+        "initiation-step.smt2",
+        "every first step from the initial state meets the step checks",
+        with_steps,
+        z3.And(init, first.relation, z3.Not(z3.And(*step_first))) if step_first else z3.BoolVal(False),
+    )
+    # consecution: from a state meeting the invariant, every step keeps every property (by action and player)
+    goals = [f for p in invariants for f in ind._goals(p)]
+    st = ind._st
+    for code, action in enumerate(system.actions):
+        if action.parts is not None:  # a composite is a run of fine steps: the proof takes the fine relation
+            continue
+        for tp in (0, 1):  # the case split the proof used (kind.py `_cases`)
+            case = [st.act == code, st.pre.tp == tp]
+            add(
+                f"consecution-{_slug(action.name)}-p{tp}.smt2",
+                f"every step `{action.name}` of turn player {tp} from a state meeting the invariant keeps every "
+                "property",
+                sorted(names),
+                z3.And(st.relation, inv, *case, z3.Not(z3.And(*goals))) if goals else z3.BoolVal(False),
+            )
+    # safety: the invariant implies each property's state checks (they are among its conjuncts)
+    for p in invariants:
+        mine = ind._state_facts([p], {p.name})
+        if mine:
+            add(
+                f"safety-{_slug(p.name)}.smt2",
+                f"the invariant implies {p.name}'s state checks",
+                [p.name],
+                z3.And(inv, z3.Not(z3.And(*mine))),
+            )
+    manifest = {
+        "format": FORMAT,
+        "duelcheck": __version__,
+        "model_digest": _model_digest(),
+        "rules": rules,
+        "k": 1,
+        "proved": sorted(names),
+        "found_by": "z3 (the incremental solver and fresh ones, case by case), yices for the facts z3 left open",
+        "obligations": obligations,
+    }
+    tmp = out / ".manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, out / "manifest.json")
+    return manifest

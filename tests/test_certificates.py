@@ -124,3 +124,19 @@ def test_k_induction_does_not_claim_unreachable_what_a_short_play_reaches_before
     assert len(induction.proved) > 30  # the lemmas the step case leans on
     assert not any(induction._k_inductive(witness.checks[0], list(PROPERTIES), k) for k in (2, 3))
     assert not induction.prove_negation(witness.checks[0], list(PROPERTIES))
+
+
+@needs_yices
+def test_check_reports_a_proof_its_certificate_does_not_confirm_as_unknown(tmp_path: Path) -> None:
+    """`check --certify SOLVER`: a proof whose obligations are not all unsat is `unknown`, never `holds`."""
+    from types import SimpleNamespace
+
+    from duelcheck.cli.check import _certify
+    from duelcheck.engines.base import Result
+
+    folder = _folder(tmp_path / "cert", {"a.smt2": UNSAT, "b.smt2": SAT})
+    rows = [Result(name, "", "always", "holds", 0, 1.0, "k-induction", proved=True) for name in ("p", "q")]
+    report = SimpleNamespace(results=rows)
+    _certify(folder, "yices", report)
+    assert [(r.prop, r.verdict, r.proved) for r in rows] == [("p", "holds", True), ("q", "unknown", False)]
+    assert "not confirmed by yices" in rows[1].note and "b.smt2: sat" in rows[1].note

@@ -204,6 +204,14 @@ def _select(names: tuple[str, ...], extra: list[Any] | None = None) -> list[Any]
     default=None,
     help="Also write the proofs' certificate here: SMT-LIB 2 obligations `duelcheck certify` checks.",
 )
+@click.option(
+    "--certify",
+    "certify_with",
+    type=click.Choice(["yices", "z3", "cvc5"]),
+    default=None,
+    help="Check every proof's certificate with this solver before reporting: a proof it does not confirm is "
+    "unknown, never holds (the certificate goes to --certificates, else to the run folder).",
+)
 @_guard
 def check(
     rules_file: str | None,
@@ -225,6 +233,7 @@ def check(
     sometimes: tuple[str, ...],
     property_files: tuple[str, ...],
     certificates: str | None,
+    certify_with: str | None,
 ) -> None:
     """Check the properties under the rules; write a trace for every violation and witness, and a summary."""
     import time
@@ -271,6 +280,13 @@ def check(
             checker = None
         if checker is not None:
             report = checker.run(props)
+            if certificates is not None or certify_with is not None:
+                live.progress("writing the proofs' certificate")
+                where = Path(certificates) if certificates is not None else folder / "certificates"
+                _write_certificates(where, rules, props, report)
+                if certify_with is not None:
+                    live.progress(f"checking the certificate with {certify_with}")
+                    _certify(where, certify_with, report)
         else:
             report = interrupted_report(rules, props, bound, time.monotonic() - started)
         try:
@@ -282,9 +298,6 @@ def check(
         if report_file is not None:
             live.progress("writing the HTML report")
             _write_report(Path(report_file), report, folder)
-        if certificates is not None and checker is not None:
-            live.progress("writing the proofs' certificate")
-            _write_certificates(Path(certificates), rules, props, report)
     if fmt == "json":
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
@@ -305,6 +318,20 @@ def _write_certificates(folder: Path, rules: Any, props: list[Any], report: Any)
         write_certificates(TransitionSystem(rules), props, proved - partial, folder)
     except OSError as exc:
         raise InputError(f"--certificates {folder}: cannot write ({exc.strerror or exc})") from None
+
+
+def _certify(folder: Path, solver: str, report: Any) -> None:
+    """Ask every obligation of the certificate of `solver`; each proof it does not confirm becomes unknown."""
+    from duelcheck.engines.certify import certify
+
+    result = certify(folder, solver)
+    confirmed = set(result.confirmed)
+    failed = [a for a in result.answers if not a.ok]
+    why = ", ".join(f"{a.file}: {a.answer}" for a in failed[:3]) + (" ..." if len(failed) > 3 else "")
+    for r in report.results:
+        if r.proved and r.kind == "always" and r.verdict == "holds" and r.prop not in confirmed:
+            r.verdict, r.proved = "unknown", False
+            r.note = f"the proof's certificate was not confirmed by {solver} ({why})"
 
 
 def _run_folder(out: str | None, rules: Any) -> Path:

@@ -9,6 +9,16 @@
     doc = "Nobody loses LP on turn 1."
     state = "turn > 1 or (players[0].lp == 8000 and players[1].lp == 8000)"
 
+    [[property]]
+    name = "attacks-in-the-battle-step"
+    kind = "always"
+    step = "action == declare_attack implies (phase == battle_step and next.attacking)"
+
+A `step` predicate reads the state before the step in plain field names, the state after as `next.FIELD`
+and the step's action as `action` (`action == declare_attack`, `action in (pass, end_step)`); on the command
+line an expression that uses them is a step predicate. The language has `and`, `or`, `not`, `implies`,
+`in (a, b, ...)` and comparisons (engines/boards/where.py).
+
 The predicate is parsed once and evaluated in both semantics like the shipped properties' predicates, so
 the same engines decide it: proved for all depths, violated with a minimal certified trace, a witness found
 or proved unreachable. Its expression is part of the proof cache's key (`Property.source`).
@@ -22,22 +32,31 @@ from dataclasses import replace
 from pathlib import Path
 
 from duelcheck.errors import InputError
-from duelcheck.properties.core import PROPERTIES, Kind_, Property, state
+from duelcheck.properties.core import PROPERTIES, Kind_, Property, state, step
 from duelcheck.rules import Rules
 
 KINDS = ("always", "sometimes")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-FIELDS = {"name", "kind", "clause", "doc", "state"}
+FIELDS = {"name", "kind", "clause", "doc", "state", "step"}
 
 
-def user_property(name: str, kind: str, expr: str, rules: Rules, clause: str = "user", doc: str = "") -> Property:
-    """One property of kind `kind` whose check is the state predicate `expr` (an InputError, naming the column,
-    when it does not parse under these rules)."""
-    from duelcheck.engines.boards.where import parse_where
+def user_property(
+    name: str, kind: str, expr: str, rules: Rules, clause: str = "user", doc: str = "", on_step: bool | None = None
+) -> Property:
+    """One property of kind `kind` whose check is the predicate `expr`: of a step when `on_step` (a file's
+    `step`), of a state when not (a file's `state`: `next.` and `action` refused), and when None (the command
+    line) of a step exactly when it reads the step (the state after as `next.FIELD`, the action as `action`).
+    An InputError naming the column when it does not parse under these rules."""
+    from duelcheck.engines.boards.where import parse_step, parse_where
 
-    pred = parse_where(expr, rules)
+    if on_step is False:
+        parse_where(expr, rules)  # the state language alone: `next.` and `action` are refused with their column
+    pred, reads_step = parse_step(expr, rules)
     of_kind: Kind_ = "always" if kind == "always" else "sometimes"
-    check = replace(state(pred), kind=of_kind)
+    if reads_step or on_step:
+        check = replace(step(pred), kind=of_kind)
+    else:
+        check = replace(state(lambda st: pred(st, None, st)), kind=of_kind)
     return Property(name, of_kind, clause, doc or f"{kind} {expr}", (check,), source=expr)
 
 
@@ -74,25 +93,27 @@ def from_file(path: str | Path, rules: Rules) -> list[Property]:
     for i, t in enumerate(tables):
         at = f"{where}: property[{i}]"
         unknown = set(t) - FIELDS
-        if "step" in t:
-            raise InputError(f"{at}: step: step predicates are not supported yet; write a `state` predicate")
         if unknown:
             raise InputError(f"{at}: {sorted(unknown)[0]}: unknown key (expected {', '.join(sorted(FIELDS))})")
-        name, kind, expr = t.get("name"), t.get("kind"), t.get("state")
+        if ("state" in t) == ("step" in t):
+            raise InputError(f'{at}: expected one of state = "EXPR" (a state predicate) or step = "EXPR"')
+        on_step = "step" in t
+        name, kind, expr = t.get("name"), t.get("kind"), t.get("step" if on_step else "state")
         if not isinstance(name, str) or not NAME.match(name):
             raise InputError(f"{at}: name: expected lower-case words joined by dashes, got {name!r}")
         if name in taken:
             raise InputError(f"{at}: name: {name!r} is taken (a shipped property or an earlier one)")
         if kind not in KINDS:
             raise InputError(f"{at}: kind: expected always or sometimes, got {kind!r}")
+        key = "step" if on_step else "state"
         if not isinstance(expr, str):
-            raise InputError(f"{at}: state: expected the state predicate as a string")
+            raise InputError(f"{at}: {key}: expected the predicate as a string")
         clause, doc = t.get("clause", "user"), t.get("doc", "")
         if not isinstance(clause, str) or not isinstance(doc, str):
             raise InputError(f"{at}: clause and doc: expected strings")
         try:
-            out.append(user_property(name, str(kind), expr, rules, clause, doc))
+            out.append(user_property(name, str(kind), expr, rules, clause, doc, on_step=on_step))
         except InputError as exc:
-            raise InputError(f"{at}: state: {str(exc).removeprefix('--where: ')}") from None
+            raise InputError(f"{at}: {key}: {str(exc).removeprefix('--where: ')}") from None
         taken.add(name)
     return out

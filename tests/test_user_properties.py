@@ -82,7 +82,13 @@ def test_the_cache_key_follows_the_expression() -> None:
         ('[[property]]\nname = "x"\nkind = "often"\nstate = "turn == 1"\n', "property[0]: kind: expected always"),
         ('[[property]]\nname = "X y"\nkind = "always"\nstate = "turn == 1"\n', "property[0]: name: expected"),
         ('[[property]]\nname = "well-formed"\nkind = "always"\nstate = "turn == 1"\n', "is taken"),
-        ('[[property]]\nname = "x"\nkind = "always"\nstep = "turn == 1"\n', "step predicates are not supported"),
+        (
+            '[[property]]\nname = "x"\nkind = "always"\nstate = "turn == 1"\nstep = "turn == 1"\n',
+            "expected one of state",
+        ),
+        ('[[property]]\nname = "x"\nkind = "always"\nstate = "next.turn == 1"\n', "only in a step predicate"),
+        ('[[property]]\nname = "x"\nkind = "always"\nstep = "action == charge"\n', "is not an action"),
+        ('[[property]]\nname = "x"\nkind = "always"\nstep = "turn in (1, 2"\n', "column 14: expected"),
         ('[[property]]\nname = "x"\nkind = "always"\nstate = "turn == 1"\ncolour = 1\n', "colour: unknown key"),
         ("title = 1\n", "title: unknown key"),
     ],
@@ -132,3 +138,40 @@ def _meant(tmp_path: Path, preset: str, label: str) -> None:
 )
 def test_the_presets_removals_are_not_lost_witnesses(tmp_path: Path, preset: str, label: str) -> None:
     _meant(tmp_path, preset, label)
+
+
+def test_step_predicates_implies_and_in_are_decided_by_the_engines(tmp_path: Path) -> None:
+    """A step property from a file and one from the command line: an attack is declared only in the Battle
+    Step and leaves an attack going on (proved: 6.3.4.2); a step that ends the Battle Phase by a pass or an
+    end_step reaches the End Step or the Damage Step (a witness, found); a wrong one is violated with a trace
+    whose last step is the action it names."""
+    import duelcheck
+
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        "[[property]]\n"
+        'name = "attacks-in-the-battle-step"\n'
+        'kind = "always"\n'
+        'clause = "6.3.4.2"\n'
+        'step = "action == declare_attack implies (phase == battle_step and next.attacking)"\n'
+        "\n[[property]]\n"
+        'name = "a-pass-into-the-damage-step"\n'
+        'kind = "sometimes"\n'
+        'step = "action in (pass, end_step) and phase == battle_step and next.phase in (damage_start, battle_end)"\n'
+        "\n[[property]]\n"
+        'name = "summons-only-in-main-phase-2"\n'
+        'kind = "always"\n'
+        'step = "action == normal_summon implies phase == main2"\n',
+        encoding="utf-8",
+    )
+    report = duelcheck.check(
+        properties=["attacks-in-the-battle-step", "a-pass-into-the-damage-step", "summons-only-in-main-phase-2"],
+        depth=12,
+        property_files=[path],
+    )
+    got = {r.prop: r for r in report.results}
+    assert got["attacks-in-the-battle-step"].verdict == "holds"
+    assert got["a-pass-into-the-damage-step"].verdict == "found"
+    wrong = got["summons-only-in-main-phase-2"]
+    assert wrong.verdict == "violated" and wrong.trace is not None
+    assert wrong.trace.steps[-1].action == "normal_summon"

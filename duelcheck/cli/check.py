@@ -181,14 +181,15 @@ def _select(names: tuple[str, ...], extra: list[Any] | None = None) -> list[Any]
     "always",
     multiple=True,
     metavar="EXPR",
-    help="Add an invariant: a state predicate in the --where language (docs/properties.md).",
+    help="Add an invariant: a predicate of a state in the --where language, or of a step with next.FIELD and "
+    "action (docs/properties.md).",
 )
 @click.option(
     "--sometimes",
     "sometimes",
     multiple=True,
     metavar="EXPR",
-    help="Add a witness: a state some play must reach, in the --where language.",
+    help="Add a witness: a state (or, with next.FIELD and action, a step) some play must reach.",
 )
 @click.option(
     "--properties",

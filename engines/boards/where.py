@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from duelcheck.errors import InputError
 from duelcheck.log import (
@@ -39,7 +39,7 @@ class FieldRef:
 
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].]))"
+    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].,]))"
 )
 
 
@@ -198,6 +198,9 @@ def resolve_field(path: str, r: Rules) -> FieldRef | str:
 
 
 Pred = Callable[[State], Val]
+# a predicate of a step: the state before, the action (properties/core.py `ActionView`; None for a state), after
+StepPred = Callable[[State, Any, State], Val]
+KEYWORDS = ("and", "or", "not", "implies", "in")
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,13 @@ class _Operand:
     field: FieldRef | None = None
     number: int | None = None
     name: str | None = None
+    post: bool = False  # next.FIELD: the field in the state after the step
+    action: bool = False  # `action`: the step's action
+
+    def get(self) -> StepPred:
+        assert self.field is not None
+        f = self.field
+        return (lambda s, a, t: f.get(t)) if self.post else (lambda s, a, t: f.get(s))
 
 
 def _tokens(text: str) -> list[_Tok]:
@@ -238,13 +248,16 @@ def _where_error(col: int, message: str) -> InputError:
 
 
 class _Parser:
-    """expr := or; or := and ('or' and)*; and := not ('and' not)*; not := 'not' not | atom;
-    atom := '(' expr ')' | operand (op operand)?; operand := path | integer | name."""
+    """expr := implies; implies := or ('implies' implies)?; or := and ('or' and)*; and := not ('and' not)*;
+    not := 'not' not | atom; atom := '(' expr ')' | operand (op operand | 'in' '(' operand (',' operand)* ')')?;
+    operand := path | 'next.' path | 'action' | integer | name. `next.` and `action` only in a step predicate."""
 
-    def __init__(self, text: str, rules: Rules):
+    def __init__(self, text: str, rules: Rules, step: bool = False):
         self.toks = _tokens(text)
         self.i = 0
         self.r = rules
+        self.step = step  # whether the predicate is of a step (`next.` and `action` allowed)
+        self.step_forms = False  # whether it used them
 
     def peek(self) -> _Tok:
         return self.toks[self.i]
@@ -261,39 +274,50 @@ class _Parser:
             raise _where_error(tok.col, f"expected {text!r}, got {got}")
         return self.take()
 
-    def parse(self) -> Pred:
-        pred = self.or_()
+    def parse(self) -> StepPred:
+        pred = self.implies()
         tok = self.peek()
         if tok.kind != "end":
-            raise _where_error(tok.col, f"expected 'and', 'or' or the end, got {tok.text!r}")
+            raise _where_error(tok.col, f"expected 'and', 'or', 'implies' or the end, got {tok.text!r}")
         return pred
 
-    def or_(self) -> Pred:
+    def _keyword(self, word: str) -> bool:
+        return self.peek().kind == "name" and self.peek().text == word
+
+    def implies(self) -> StepPred:
+        left = self.or_()
+        if not self._keyword("implies"):
+            return left
+        self.take()
+        right = self.implies()
+        return lambda s, a, t: s.k.implies(left(s, a, t), right(s, a, t))
+
+    def or_(self) -> StepPred:
         parts = [self.and_()]
-        while self.peek().kind == "name" and self.peek().text == "or":
+        while self._keyword("or"):
             self.take()
             parts.append(self.and_())
-        return parts[0] if len(parts) == 1 else (lambda s: s.k.or_(*(p(s) for p in parts)))
+        return parts[0] if len(parts) == 1 else (lambda s, a, t: s.k.or_(*(p(s, a, t) for p in parts)))
 
-    def and_(self) -> Pred:
+    def and_(self) -> StepPred:
         parts = [self.not_()]
-        while self.peek().kind == "name" and self.peek().text == "and":
+        while self._keyword("and"):
             self.take()
             parts.append(self.not_())
-        return parts[0] if len(parts) == 1 else (lambda s: s.k.and_(*(p(s) for p in parts)))
+        return parts[0] if len(parts) == 1 else (lambda s, a, t: s.k.and_(*(p(s, a, t) for p in parts)))
 
-    def not_(self) -> Pred:
-        if self.peek().kind == "name" and self.peek().text == "not":
+    def not_(self) -> StepPred:
+        if self._keyword("not"):
             self.take()
             inner = self.not_()
-            return lambda s: s.k.not_(inner(s))
+            return lambda s, a, t: s.k.not_(inner(s, a, t))
         return self.atom()
 
-    def atom(self) -> Pred:
+    def atom(self) -> StepPred:
         tok = self.peek()
         if tok.text == "(" and tok.kind == "punct":
             self.take()
-            inner = self.or_()
+            inner = self.implies()
             self.expect(")")
             return inner
         left = self.operand()
@@ -301,12 +325,20 @@ class _Parser:
             op = self.take()
             right = self.operand()
             return _comparison(left, op, right)
+        if self._keyword("in"):
+            eq = _Tok("op", "==", self.take().col)
+            self.expect("(")
+            options = [_comparison(left, eq, self.operand())]
+            while self.peek().kind == "punct" and self.peek().text == ",":
+                self.take()
+                options.append(_comparison(left, eq, self.operand()))
+            self.expect(")")
+            return lambda s, a, t: s.k.or_(*(o(s, a, t) for o in options))
         if left.field is not None and left.field.sort == "bool":
-            get = left.field.get
-            return lambda s: get(s)
+            return left.get()
         if left.name in ("true", "false"):
             value = left.name == "true"
-            return lambda s: value
+            return lambda s, a, t: value
         if left.name is not None:
             raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
         what = left.field.path if left.field is not None else str(left.number)
@@ -316,9 +348,20 @@ class _Parser:
         tok = self.take()
         if tok.kind == "int":
             return _Operand(tok.col, number=int(tok.text))
-        if tok.kind != "name" or tok.text in ("and", "or", "not"):
+        if tok.kind != "name" or tok.text in KEYWORDS:
             got = "the end" if tok.kind == "end" else repr(tok.text)
             raise _where_error(tok.col, f"expected a field, a number or a name, got {got}")
+        post = False
+        if tok.text in ("next", "action"):
+            if not self.step:
+                raise _where_error(tok.col, f"{tok.text!r} is only in a step predicate (a property's `step`)")
+            self.step_forms = True
+            if tok.text == "action":
+                return _Operand(tok.col, action=True)
+            self.expect(".")
+            post, tok = True, self.take()
+            if tok.kind != "name" or tok.text not in _ROOTS:
+                raise _where_error(tok.col, f"expected a field after 'next.' (fields: {_fields_text()})")
         if tok.text not in _ROOTS:
             return _Operand(tok.col, name=tok.text)
         path = tok.text
@@ -337,7 +380,7 @@ class _Parser:
         ref = resolve_field(path, self.r)
         if isinstance(ref, str):
             raise _where_error(tok.col, f"{ref} (fields: {_fields_text()})")
-        return _Operand(tok.col, field=ref)
+        return _Operand(tok.col, field=ref, post=post)
 
 
 def _literal(f: FieldRef, o: _Operand) -> int | bool:
@@ -358,7 +401,19 @@ def _literal(f: FieldRef, o: _Operand) -> int | bool:
     return o.number
 
 
-def _comparison(left: _Operand, op: _Tok, right: _Operand) -> Pred:
+def _comparison(left: _Operand, op: _Tok, right: _Operand) -> StepPred:
+    if right.action and not left.action:
+        left, right = right, left
+    if left.action:  # the step's action, by its name in the duel-log format (model/rules.py's actions)
+        from duelcheck.model.rules import ACTION_BY_NAME
+
+        if op.text not in ("==", "!="):
+            raise _where_error(op.col, "compare the action with == or != (or: action in (a, b))")
+        if right.name not in ACTION_BY_NAME:
+            got = right.name if right.name is not None else (right.field.path if right.field else right.number)
+            raise _where_error(right.col, f"{got!r} is not an action (expected one of {', '.join(ACTION_BY_NAME)})")
+        name, same = right.name, op.text == "=="
+        return (lambda s, a, t: a.is_(name)) if same else (lambda s, a, t: s.k.not_(a.is_(name)))
     if left.field is None and right.field is not None:
         left, right = right, left
         op = _Tok(op.kind, _FLIP[op.text], op.col)
@@ -373,13 +428,15 @@ def _comparison(left: _Operand, op: _Tok, right: _Operand) -> Pred:
         g = right.field
         if (f.sort, f.scale, f.names) != (g.sort, g.scale, g.names):
             raise _where_error(right.col, f"{f.path} and {g.path} are not the same kind of value")
-        fn = _OPS[op.text]
-        return lambda s: fn(f.get(s), g.get(s))
+        fn, lget, rget = _OPS[op.text], left.get(), right.get()
+        return lambda s, a, t: fn(lget(s, a, t), rget(s, a, t))
     value = _literal(f, right)
+    get = left.get()
     if isinstance(value, bool) or f.sort != "int":
         fn = _OPS[op.text]
-        return lambda s: fn(f.get(s), value)
-    return _scaled(f, op.text, value)
+        return lambda s, a, t: fn(get(s, a, t), value)
+    scaled = _scaled(f, op.text, value)
+    return (lambda s, a, t: scaled(t)) if left.post else (lambda s, a, t: scaled(s))
 
 
 def _scaled(f: FieldRef, op: str, points: int) -> Pred:
@@ -404,4 +461,15 @@ def parse_where(text: str, rules: Rules) -> Pred:
     unknown name is an InputError naming the column."""
     if not text.strip():
         raise _where_error(1, "expected a constraint, e.g. players[1].lp <= 1000 and phase == battle_step")
-    return _Parser(text, rules).parse()
+    pred = _Parser(text, rules).parse()
+    return lambda st: pred(st, None, st)
+
+
+def parse_step(text: str, rules: Rules) -> tuple[StepPred, bool]:
+    """A predicate of a step (fields of the state before, `next.FIELD` after, `action`), and whether it used
+    the step's forms at all (when not, it is a predicate of the state before)."""
+    if not text.strip():
+        raise _where_error(1, "expected a constraint, e.g. action == declare_attack implies phase == battle_step")
+    parser = _Parser(text, rules, step=True)
+    pred = parser.parse()
+    return pred, parser.step_forms

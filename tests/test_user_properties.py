@@ -175,3 +175,51 @@ def test_step_predicates_implies_and_in_are_decided_by_the_engines(tmp_path: Pat
     wrong = got["summons-only-in-main-phase-2"]
     assert wrong.verdict == "violated" and wrong.trace is not None
     assert wrong.trace.steps[-1].action == "normal_summon"
+
+
+def test_quantifiers_read_as_their_expansion_over_players_and_zones() -> None:
+    """`all p:` / `any z:` stand for the conjunction / disjunction of their body over the indices the variable
+    takes (players: 0 and 1; a Monster Zone: each of the rules' zones), on every state of a seeded play, and a
+    variable that indexes nothing, or lists of two sizes, is refused with its column."""
+    import random
+
+    from duelcheck.engines.boards.where import parse_where
+    from duelcheck.model.system import TransitionSystem
+
+    rules = Rules(monster_zones=3)
+    pairs = [
+        ("all p: players[p].lp >= 8000", "players[0].lp >= 8000 and players[1].lp >= 8000"),
+        (
+            "any z: not players[0].monsters[z].empty",
+            " or ".join(f"not players[0].monsters[{z}].empty" for z in range(3)),
+        ),
+        (
+            "all p: any z: players[p].monsters[z].empty",
+            " and ".join(
+                "(" + " or ".join(f"players[{p}].monsters[{z}].empty" for z in range(3)) + ")" for p in (0, 1)
+            ),
+        ),
+    ]
+    ts = TransitionSystem(rules)
+    rng = random.Random(5)
+    s, seen = ts.init(), []
+    for _ in range(80):
+        seen.append(s)
+        options = list(ts.enabled(s))
+        if not options:
+            break
+        name, params = rng.choice(options)
+        got = ts.apply(s, name, params)
+        assert got.ok and got.state is not None
+        s = got.state
+    assert any(not s.g("m_occ", 0, 0) for s in seen) and any(s.g("m_occ", 0, 0) for s in seen)
+    for quantified, expanded in pairs:
+        q, e = parse_where(quantified, rules), parse_where(expanded, rules)
+        assert [bool(q(s)) for s in seen] == [bool(e(s)) for s in seen], quantified
+    for bad, words in (
+        ("all x: turn == 1", "column 5: 'x' indexes no list"),
+        ("all p: players[p].monsters[p].empty", "lists of different sizes"),
+        ("any turn: turn == 1", "column 5: expected a new variable name"),
+    ):
+        with pytest.raises(InputError, match=words):
+            parse_where(bad, rules)

@@ -39,7 +39,7 @@ class FieldRef:
 
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].,]))"
+    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].,:]))"
 )
 
 
@@ -200,7 +200,7 @@ def resolve_field(path: str, r: Rules) -> FieldRef | str:
 Pred = Callable[[State], Val]
 # a predicate of a step: the state before, the action (properties/core.py `ActionView`; None for a state), after
 StepPred = Callable[[State, Any, State], Val]
-KEYWORDS = ("and", "or", "not", "implies", "in")
+KEYWORDS = ("and", "or", "not", "implies", "in", "all", "any")
 
 
 @dataclass(frozen=True)
@@ -249,8 +249,10 @@ def _where_error(col: int, message: str) -> InputError:
 
 class _Parser:
     """expr := implies; implies := or ('implies' implies)?; or := and ('or' and)*; and := not ('and' not)*;
-    not := 'not' not | atom; atom := '(' expr ')' | operand (op operand | 'in' '(' operand (',' operand)* ')')?;
-    operand := path | 'next.' path | 'action' | integer | name. `next.` and `action` only in a step predicate."""
+    not := 'not' not | ('all' | 'any') NAME ':' expr | atom;
+    atom := '(' expr ')' | operand (op operand | 'in' '(' operand (',' operand)* ')')?;
+    operand := path | 'next.' path | 'action' | integer | name. `next.` and `action` only in a step predicate;
+    a quantifier's NAME stands for an index in the paths of its body."""
 
     def __init__(self, text: str, rules: Rules, step: bool = False):
         self.toks = _tokens(text)
@@ -258,6 +260,7 @@ class _Parser:
         self.r = rules
         self.step = step  # whether the predicate is of a step (`next.` and `action` allowed)
         self.step_forms = False  # whether it used them
+        self.bound: dict[str, int] = {}  # the quantifiers' variables, each at the value the body is read for
 
     def peek(self) -> _Tok:
         return self.toks[self.i]
@@ -311,7 +314,43 @@ class _Parser:
             self.take()
             inner = self.not_()
             return lambda s, a, t: s.k.not_(inner(s, a, t))
+        if self._keyword("all") or self._keyword("any"):
+            return self.quantifier()
         return self.atom()
+
+    def quantifier(self) -> StepPred:
+        """`all NAME: EXPR` / `any NAME: EXPR` (the body reaches as far as it can): EXPR for every value of NAME
+        an index takes where it is used (players[NAME]: 0 and 1; monsters[NAME]: each Monster Zone; ...)."""
+        word = self.take().text
+        var = self.take()
+        if var.kind != "name" or var.text in KEYWORDS or var.text in _ROOTS or var.text in self.bound:
+            raise _where_error(var.col, "expected a new variable name after " + repr(word))
+        self.expect(":")
+        start = self.i
+        size = self._range_of(var.text, var.col)
+        parts = []
+        for value in range(size):
+            self.i = start
+            self.bound[var.text] = value
+            parts.append(self.implies())
+        del self.bound[var.text]
+        join = "and_" if word == "all" else "or_"
+        return lambda s, a, t: getattr(s.k, join)(*(p(s, a, t) for p in parts))
+
+    def _range_of(self, var: str, col: int) -> int:
+        """How many values a variable takes: the size of the lists it indexes in the body (each the same)."""
+        sizes = {"players": 2, "monsters": self.r.monster_zones, "spells_traps": self.r.spell_trap_zones}
+        sizes["chain"] = self.r.chain_links
+        found: set[int] = set()
+        for j in range(self.i, len(self.toks) - 3):
+            a, b, c, d = self.toks[j : j + 4]
+            if b.text == "[" and c.kind == "name" and c.text == var and d.text == "]" and a.text in sizes:
+                found.add(sizes[a.text])
+        if not found:
+            raise _where_error(col, f"{var!r} indexes no list (players[{var}], monsters[{var}], ...)")
+        if len(found) > 1:
+            raise _where_error(col, f"{var!r} indexes lists of different sizes: use a variable for each")
+        return found.pop()
 
     def atom(self) -> StepPred:
         tok = self.peek()
@@ -368,8 +407,10 @@ class _Parser:
         while self.peek().kind == "punct" and self.peek().text in ("[", "."):
             if self.take().text == "[":
                 index = self.take()
+                if index.kind == "name" and index.text in self.bound:
+                    index = _Tok("int", str(self.bound[index.text]), index.col)
                 if index.kind != "int" or index.text.startswith("-"):
-                    raise _where_error(index.col, "expected an index (0, 1, ...)")
+                    raise _where_error(index.col, "expected an index (0, 1, ...) or a quantifier's variable")
                 self.expect("]")
                 path += f"[{int(index.text)}]"
             else:

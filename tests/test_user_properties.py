@@ -164,14 +164,13 @@ def test_step_predicates_implies_and_in_are_decided_by_the_engines(tmp_path: Pat
         'step = "action == normal_summon implies phase == main2"\n',
         encoding="utf-8",
     )
-    report = duelcheck.check(
-        properties=["attacks-in-the-battle-step", "a-pass-into-the-damage-step", "summons-only-in-main-phase-2"],
-        depth=12,
-        property_files=[path],
-    )
+    names = ["attacks-in-the-battle-step", "a-pass-into-the-damage-step", "summons-only-in-main-phase-2"]
+    # the bounded search alone here (the proof of the suite it leans on is a minute: the slow test below)
+    report = duelcheck.check(properties=names, depth=6, prove=False, simulate=False, property_files=[path])
     got = {r.prop: r for r in report.results}
-    assert got["attacks-in-the-battle-step"].verdict == "holds"
-    assert got["a-pass-into-the-damage-step"].verdict == "found"
+    assert got["attacks-in-the-battle-step"].verdict == "holds" and got["attacks-in-the-battle-step"].bound == 6
+    found = got["a-pass-into-the-damage-step"]
+    assert found.verdict == "found" and found.length == 6 and found.minimal
     wrong = got["summons-only-in-main-phase-2"]
     assert wrong.verdict == "violated" and wrong.trace is not None
     assert wrong.trace.steps[-1].action == "normal_summon"
@@ -223,3 +222,18 @@ def test_quantifiers_read_as_their_expansion_over_players_and_zones() -> None:
     ):
         with pytest.raises(InputError, match=words):
             parse_where(bad, rules)
+
+
+@pytest.mark.slow
+def test_a_step_invariant_from_a_file_is_proved_for_all_depths(tmp_path: Path) -> None:
+    import duelcheck
+
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        '[[property]]\nname = "attacks-in-the-battle-step"\nkind = "always"\n'
+        'step = "action == declare_attack implies (phase == battle_step and next.attacking)"\n',
+        encoding="utf-8",
+    )
+    report = duelcheck.check(properties=["attacks-in-the-battle-step"], depth=6, property_files=[path])
+    (row,) = report.results
+    assert row.verdict == "holds" and row.proved

@@ -24,8 +24,6 @@ pytestmark = pytest.mark.skipif(
     reason="DUELCHECK_EDOPRO names no built EDOPro core library (docs/engines.md: how to build one)",
 )
 
-MONSTER = {"atk": 1000, "def": 1000}
-
 
 def _engine(rules: Rules | None = None) -> object:
     from duelcheck.adapters.edopro import Edopro
@@ -34,17 +32,9 @@ def _engine(rules: Rules | None = None) -> object:
 
 
 def test_the_first_turn_offers_the_opening_hand_and_no_battle_phase() -> None:
-    engine = _engine()
-    strong = {"atk": 3000, "def": 2500}
-    engine.deal([[strong, *([MONSTER] * 39)], [MONSTER] * 40])  # type: ignore[attr-defined]
-    engine.reset({})  # type: ignore[attr-defined]
-    offers = engine.offers()  # type: ignore[attr-defined]
-    assert {"action": "normal_summon", **strong} in offers and {"action": "set_monster", **MONSTER} in offers
-    assert {"action": "end_step", "then": "battle_phase"} not in offers  # 6.3.4: not on turn 1
-    seen = engine.apply({"action": "normal_summon", **strong})  # type: ignore[attr-defined]
-    assert isinstance(seen, dict) and seen["players"][0]["monsters"][0]["atk"] == 3000
-    assert seen["players"][0]["hand"] == 4 and seen["phase"] == "main1"
-    assert isinstance(engine.apply({"action": "normal_summon", **MONSTER}), str)  # type: ignore[attr-defined]
+    from test_ygopro import first_turn_offers_the_opening_hand  # the same test as on the reference core
+
+    first_turn_offers_the_opening_hand(_engine())
 
 
 @pytest.mark.parametrize("preset", ["official", "goat", "speed", "rush"])

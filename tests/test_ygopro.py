@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,17 +35,22 @@ def _engine(rules: Rules | None = None) -> object:
 
 
 def test_the_first_turn_offers_the_opening_hand_and_no_battle_phase() -> None:
-    engine = _engine()
+    first_turn_offers_the_opening_hand(_engine())
+
+
+def first_turn_offers_the_opening_hand(engine: Any) -> None:
+    """The first turn on a core: the opening hand's summons and Sets offered, no Battle Phase (6.3.4), one
+    Normal Summon (6.3.5). Shared with tests/test_edopro.py."""
     strong = {"atk": 3000, "def": 2500}
-    engine.deal([[strong, *([MONSTER] * 39)], [MONSTER] * 40])  # type: ignore[attr-defined]
-    engine.reset({})  # type: ignore[attr-defined]
-    offers = engine.offers()  # type: ignore[attr-defined]
+    engine.deal([[strong, *([MONSTER] * 39)], [MONSTER] * 40])
+    engine.reset({})
+    offers = engine.offers()
     assert {"action": "normal_summon", **strong} in offers and {"action": "set_monster", **MONSTER} in offers
     assert {"action": "end_step", "then": "battle_phase"} not in offers  # 6.3.4: not on turn 1
-    seen = engine.apply({"action": "normal_summon", **strong})  # type: ignore[attr-defined]
+    seen = engine.apply({"action": "normal_summon", **strong})
     assert isinstance(seen, dict) and seen["players"][0]["monsters"][0]["atk"] == 3000
     assert seen["players"][0]["hand"] == 4 and seen["phase"] == "main1"
-    again = engine.apply({"action": "normal_summon", **MONSTER})  # type: ignore[attr-defined]
+    again = engine.apply({"action": "normal_summon", **MONSTER})
     assert isinstance(again, str)  # 6.3.5: one Normal Summon a turn
 
 

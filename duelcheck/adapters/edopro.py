@@ -18,10 +18,8 @@ card scripts). No file of EDOPro's is read.
 from __future__ import annotations
 
 import ctypes
-import os
 import struct
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from duelcheck.adapters import cards as catalogue
@@ -91,15 +89,7 @@ def expressible(rules: Rules) -> str | None:
 
 def library_path(explicit: str | None = None) -> str:
     """The library the user names (--ocgcore, else DUELCHECK_EDOPRO); bad input when neither names a file."""
-    path = explicit or os.environ.get("DUELCHECK_EDOPRO")
-    if not path:
-        raise InputError(
-            "--engine edopro: no EDOPro core library named: set DUELCHECK_EDOPRO or pass --ocgcore PATH "
-            "(docs/engines.md says how to build it)"
-        )
-    if not Path(path).is_file():
-        raise InputError(f"{path}: no such file (expected EDOPro's core library, libocgcore.so)")
-    return path
+    return oc.library_path(explicit, "DUELCHECK_EDOPRO", "edopro", "EDOPro's core library")
 
 
 class CardData(ctypes.Structure):

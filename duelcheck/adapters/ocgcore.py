@@ -190,16 +190,21 @@ class Message:
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-def library_path(explicit: str | None = None) -> str:
-    """The library the user names (--ocgcore, else DUELCHECK_OCGCORE); bad input when neither names a file."""
-    path = explicit or os.environ.get("DUELCHECK_OCGCORE")
+def library_path(
+    explicit: str | None = None,
+    env: str = "DUELCHECK_OCGCORE",
+    engine: str = "ygopro",
+    what: str = "the ygopro-core library",
+) -> str:
+    """The library the user names (--ocgcore, else the variable `env`); bad input when neither names a file."""
+    path = explicit or os.environ.get(env)
     if not path:
         raise InputError(
-            "--engine ygopro: no ygopro-core library named: set DUELCHECK_OCGCORE or pass --ocgcore PATH "
+            f"--engine {engine}: no {what.removeprefix('the ')} named: set {env} or pass --ocgcore PATH "
             "(docs/engines.md says how to build it)"
         )
     if not Path(path).is_file():
-        raise InputError(f"{path}: no such file (expected the ygopro-core library, libocgcore.so)")
+        raise InputError(f"{path}: no such file (expected {what}, libocgcore.so)")
     return path
 
 

@@ -61,7 +61,7 @@ def test_a_certificate_that_leans_on_no_lemma_is_refuted(tmp_path: Path) -> None
     assert manifest["proved"] == ["card-conservation"] and manifest["k"] == 1
     text = (out / "initiation-state.smt2").read_text(encoding="utf-8")
     assert text.startswith("; duelcheck") and "expected: unsat" in text and "(check-sat)" in text
-    result = certify(out, "yices", timeout=300)
+    result = certify(out, "yices")
     assert result.exit_code == 1 and result.confirmed == []
     assert any(a.answer == "sat" and a.file.startswith("consecution-") for a in result.answers)
 

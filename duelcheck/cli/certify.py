@@ -21,12 +21,16 @@ from duelcheck.cli._core import _guard, main
     help="The solver that checks every obligation, each in a fresh process (the proofs are Z3's first).",
 )
 @click.option(
-    "--timeout", type=click.FloatRange(1, None), default=600.0, show_default=True, help="Seconds per obligation."
+    "--timeout",
+    type=click.FloatRange(1, None),
+    default=None,
+    help="Seconds per obligation (default: none, each solver runs to its answer; with one, what does not "
+    "finish is unconfirmed).",
 )
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Obligations asked at once.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @_guard
-def certify(folder: str, solver: str, timeout: float, workers: int, fmt: str) -> None:
+def certify(folder: str, solver: str, timeout: float | None, workers: int, fmt: str) -> None:
     """Check every obligation of the certificate `check --certificates` wrote: a proof is confirmed when all
     its obligations are unsat. Exit 0 when every proof is confirmed, 1 when an obligation is satisfiable (the
     certificate is wrong), 3 when some obligation was not settled (those proofs are unknown)."""

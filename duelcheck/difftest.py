@@ -87,6 +87,7 @@ class PlayOutcome:
     exercised: dict[str, int] = field(default_factory=dict)  # the rules' steps taken, by action (forced ones too)
     won: bool = False
     reached: bool = False  # a guided play: both sides went through the solver's play to its aim
+    cut: str | None = None  # why the play stopped before its end with nothing to compare (adapters/model.py)
 
 
 @dataclass
@@ -128,6 +129,7 @@ class DiffReport:
     offers_compared: int = 0
     exercised: dict[str, int] = field(default_factory=dict)
     duels_won: int = 0
+    cut: dict[str, int] = field(default_factory=dict)  # plays stopped with nothing left to compare, by why
     findings: list[Finding] = field(default_factory=list)
     aims: list[Any] = field(default_factory=list)  # engines/guided.py `Aim`s: the guided plays' aims
     reached: dict[str, bool] = field(default_factory=dict)  # aim -> its guided play went all the way to it
@@ -155,6 +157,7 @@ class DiffReport:
             "offers_compared": self.offers_compared,
             "rules_steps": dict(sorted(self.exercised.items())),
             "duels_won": self.duels_won,
+            "plays_cut": dict(sorted(self.cut.items())),
             "guided_plays": [{**a.to_json(), "reached": self.reached.get(a.name, False)} for a in self.aims],
             "disagreements": sum(f.count for f in self.findings),
             "findings": [f.to_json() for f in self.findings],
@@ -170,6 +173,11 @@ class DiffReport:
             + ", ".join(f"{n} {k}" for k, n in sorted(self.exercised.items()))
             + f"; {self.duels_won} duels won",
         ]
+        if self.cut:
+            lines.append(
+                "plays stopped where the rules' side cannot go on: "
+                + ", ".join(f"{why} ({n})" for why, n in sorted(self.cut.items()))
+            )
         if self.aims:
             found = [a for a in self.aims if a.status == "found"]
             reached = [a.name for a in found if self.reached.get(a.name)]
@@ -261,6 +269,7 @@ def run_play(
         play.choices = taken  # filled as the play goes: a play an engine failure ends is kept so far
     model.deal(play.decks)
     engine.deal(play.decks)
+    model.resolution_seed = play.seed
     model.reset({})
     engine.reset({}, None)
     observe = getattr(engine, "observe", None)
@@ -343,7 +352,14 @@ def run_play(
         since = len(model.steps)
         out.steps += 1
         last_clause = _clause(model, choice)
+        resolved = len(model.resolved)
         got_m = model.apply(choice)
+        if model.cut is not None:
+            out.cut = model.cut
+            break
+        tell = getattr(engine, "resolutions", None)
+        if tell is not None and len(model.resolved) > resolved:  # what the rules' resolutions brought
+            tell(model.resolved[resolved:])
         got_e = engine.apply(choice)
         if isinstance(got_e, str):
             out.disagreements.append(
@@ -729,6 +745,8 @@ def difftest(
         report.steps += outcome.steps
         report.offers_compared += outcome.offers_compared
         report.duels_won += int(outcome.won)
+        if outcome.cut is not None:
+            report.cut[outcome.cut] = report.cut.get(outcome.cut, 0) + 1
         for k, n in outcome.exercised.items():
             report.exercised[k] = report.exercised.get(k, 0) + n
         for d in outcome.disagreements:

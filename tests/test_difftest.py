@@ -13,7 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -361,3 +361,59 @@ def test_edopros_duel_flags_say_what_each_preset_says() -> None:
     why = edopro.expressible(Rules(hand_limit=3, monster_zones=4))
     assert why is not None and "hand_limit = 3" in why and "monster_zones = 4" in why
     assert edopro.expressible(Rules(draw_until=4)) is not None  # only "until 5" has a flag
+
+
+def _choosing_deck(rng: Any, size: int) -> list[dict[str, Any]]:
+    """Normal Monsters, and Spells whose resolution brings a choice: an ATK change, a Special Summon."""
+    spells = [
+        {"kind": "quick_play_spell", "effect": "change_atk", "cost": "none"},
+        {"kind": "normal_spell", "effect": "special_summon", "cost": "none"},
+    ]
+    return [
+        rng.choice(spells) if rng.random() < 0.5 else {"atk": rng.choice((500, 1500, 2500)), "def": 1000}
+        for _ in range(size)
+    ]
+
+
+class Told(ModelEngine):
+    """The rules as the engine, keeping what it is told the rules' resolutions brought."""
+
+    told: ClassVar[list[dict[str, Any]]] = []
+
+    def resolutions(self, entries: list[dict[str, Any]]) -> None:
+        Told.told += entries
+        super().resolutions(entries)
+
+
+class ChoosesItsOwn(ModelEngine):
+    """An engine that makes its own choices on resolution (it is not told the rules')."""
+
+    def resolutions(self, entries: list[dict[str, Any]]) -> None:
+        self.resolution_seed = 7
+
+
+def test_what_a_resolution_brings_is_the_rules_choice_told_to_the_engine() -> None:
+    rules = Rules()
+    Told.told = []
+    report = difftest(EngineProcess(lambda: Told(rules)), "told", rules, 12, 3, 1, _choosing_deck, shrink_budget=10)
+    assert report.findings == [], report.text()
+    assert any("atk_change" in e for e in Told.told) and any("summon" in e for e in Told.told)
+    assert report.to_json()["plays_cut"] == report.cut
+    # an engine that chooses for itself shows another ATK (or another monster) than the rules chose
+    wrong = difftest(
+        EngineProcess(lambda: ChoosesItsOwn(rules)), "own", rules, 12, 3, 1, _choosing_deck, shrink_budget=10
+    )
+    assert any(f.kind == "state" and "monsters" in f.subject for f in wrong.findings), wrong.text()
+
+
+def test_a_special_summon_from_a_hand_of_no_monster_cuts_the_play_and_says_why() -> None:
+    rules = Rules()
+    engine = ModelEngine(rules)
+    only_spells = [{"kind": "normal_spell", "effect": "special_summon", "cost": "none"}] * rules.deck_size
+    engine.deal([only_spells, only_spells])
+    engine.reset({})
+    while engine.cut is None and not engine.over():
+        offers = engine.offers()
+        activate = [a for a in offers if a["action"] == "activate"]
+        engine.apply(activate[0] if activate else ({"action": "pass"} if {"action": "pass"} in offers else offers[0]))
+    assert engine.cut == "a Special Summon from a hand that holds no Normal Monster"

@@ -471,10 +471,11 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
     return out
 
 
-# what `--decks full` deals besides: the cards whose choices all come at a decision the core lists (a target is
-# asked of a second duel: ygopro.py `_probe_targets`); a Special Summon's monster and an ATK change are chosen on
-# resolution, and a skipped Main Phase 1 is chosen where the rules have no decision: not dealt yet
-FULL_EFFECTS = tuple(e for e in Effect if e not in (Effect.SPECIAL_SUMMON, Effect.CHANGE_ATK, Effect.SKIP_MAIN1))
+# what `--decks full` deals besides: every effect (a target is asked of a second duel: ygopro.py
+# `_probe_targets`; a Special Summon's monster and an ATK change are chosen by the rules' side and told to the
+# engine: difftest `resolutions`) but a skipped Main Phase 1, whose next phase the core asks inside Main Phase 1
+# where the rules have no decision (6.3.3: they choose it as the phase before ends); the boards play it
+FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1)
 
 
 def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:

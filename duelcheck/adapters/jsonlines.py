@@ -10,12 +10,15 @@ COMMAND and speaks to it on its standard input and output, one request per line 
     {"op": "reset", "board": {...}, "log": {...}|null}
                                                   -> {"ok": true, "observed": {...}?} | {"unsupported": "why"}
     {"op": "offers"}                              -> {"offers": [action, ...]}
+    {"op": "resolutions", "resolve": [action, ...]} -> {"ok": true}       (optional for an engine)
     {"op": "apply", "action": {...}}              -> {"observed": {...}} | {"refused": "why"}
     any request the engine cannot serve           -> {"error": "why"}
 
 `rules` is a duel log's `rules` mapping, `board` a duel log's `board`, an action a duel-log action without
 `observed` and `note`, `observed` the state after it in the duel-log format's words (the fields the engine
-gives are compared, the others are not). An engine closes when its input ends.
+gives are compared, the others are not). `resolutions` tells, before the action that resolves a chain, what
+the rules' resolutions brought (duel-log `resolve` actions in order: a Special Summon's monster, an ATK
+change), so that the engine's card makes the same choice. An engine closes when its input ends.
 
 duelcheck's own engines (`python -m duelcheck.adapters.serve ...`) are started in the system's temporary
 folder (`builtin_cwd`), so that a checkout's `duelcheck/` folder in the present folder does not shadow
@@ -158,6 +161,9 @@ class ExecAdapter:
         """The state the engine showed when its duel started (its reset's optional `observed`), else None."""
         return getattr(self, "_at_reset", None)
 
+    def resolutions(self, entries: list[dict[str, Any]]) -> None:
+        self._expect(self._ask({"op": "resolutions", "resolve": entries}), "ok", "resolutions")
+
     def offers(self) -> list[dict[str, Any]]:
         answer = self._ask({"op": "offers"})
         offers = answer.get("offers")
@@ -260,6 +266,10 @@ def serve(make: Any, name: str, stdin: IO[str] | None = None, stdout: IO[str] | 
                 if hasattr(adapter, "observe"):
                     started["observed"] = adapter.observe()
                 answer(started)
+            elif op == "resolutions":
+                if hasattr(adapter, "resolutions"):
+                    adapter.resolutions(request.get("resolve") or [])
+                answer({"ok": True})
             elif op == "offers":
                 answer({"offers": adapter.offers() if hasattr(adapter, "offers") else []})
             elif op == "apply":

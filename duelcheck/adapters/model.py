@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from duelcheck.errors import InputError
 from duelcheck.log import COST_NAME, EFFECT_TYPE_NAME, KIND_NAME, NEXT, Action, describe, log_action, moves
-from duelcheck.model.cards import HAND, TARGETED, Cost, Effect, Kind, MonsterEffect
+from duelcheck.model.cards import ATK_CHANGES, HAND, POINTS, TARGETED, Cost, Effect, Kind, MonsterEffect
 from duelcheck.model.state import State
 from duelcheck.model.system import NoHistory, TransitionSystem
 from duelcheck.rules import Rules, rules_from_mapping
@@ -52,6 +53,13 @@ class ModelEngine:
         # the opponent has just passed the response window: the end of the phase next gives them no second
         # chance with nothing done since (an engine's granularity, docs/engine-findings.md F3)
         self.declined = False
+        # what a resolution brings (a Special Summon's monster, an ATK change) is the resolving player's choice,
+        # made by the card, not a decision of the rules: chosen here (`_resolution`), seeded by `resolution_seed`
+        # and the resolutions made so far, or taken in order from `expected` (the other side's, `resolutions`)
+        self.resolution_seed = 0
+        self.expected: list[dict[str, Any]] = []
+        self.resolved: list[dict[str, Any]] = []  # each resolution made, as a duel-log `resolve`
+        self.cut: str | None = None  # why the play cannot be compared on (the rules' side cannot take it on)
 
     def fork(self) -> ModelEngine:
         """A copy that can be played on without changing this one (states are values; the lists are copied)."""
@@ -59,6 +67,8 @@ class ModelEngine:
         other.decks = [list(d) for d in self.decks]
         other.hands = [list(h) for h in self.hands]
         other.steps = list(self.steps)
+        other.expected = list(self.expected)
+        other.resolved = list(self.resolved)
         return other
 
     def deal(self, decks: list[list[dict[str, Any]]]) -> None:
@@ -75,7 +85,13 @@ class ModelEngine:
         self.steps = [("init", {}, self.state)]
         self.then = None
         self.declined = False
+        self.expected, self.resolved, self.cut = [], [], None
         self._run_forced()
+
+    def resolutions(self, entries: list[dict[str, Any]]) -> None:
+        """The resolutions the other side made (duel-log `resolve` actions, in order): this side's next
+        resolutions bring the same."""
+        self.expected += [dict(e) for e in entries]
 
     # -- decisions ---------------------------------------------------------------------------------------
     def offers(self) -> list[dict[str, Any]]:
@@ -246,6 +262,11 @@ class ModelEngine:
         post = got.state
         actor = pre.g("prio")
         played = _card_played(name, params)
+        if name == "resolve":
+            owner = pre.g("c_owner", pre.g("chain_len") - 1)
+            self.resolved.append(log_action(pre, name, params, post))
+            if post.g("hand", owner) < pre.g("hand", owner):  # a Special Summon: the monster leaves the hand
+                actor, played = owner, {"atk": params["atk"] * POINTS, "def": params["defv"] * POINTS}
         if played is not None:
             self.hands[actor].remove(played)
         for p in (0, 1):  # a draw takes the top card of the deck; a discard the card drawn last
@@ -278,6 +299,11 @@ class ModelEngine:
                 params = {"choice": 0} if name in ("end_step", "pass") else {}
                 if name == "pass" and self.then is not None:
                     params = {"choice": NEXT[self.then]}
+                if name == "resolve" and s.g("resolving") and s.g("chain_len"):
+                    chosen = self._resolution(s)
+                    if chosen is None:
+                        return  # cut: `self.cut` says why
+                    params = chosen
                 if self._step(name, params) is None:
                     if name == "pass":
                         self.then = None
@@ -285,6 +311,32 @@ class ModelEngine:
             else:
                 return  # nothing can be done: a deadlock, which the rules' own properties look for
         raise InputError(f"the rules ran {FORCED_LIMIT} steps with no decision")
+
+    def _resolution(self, s: State) -> dict[str, int] | None:
+        """The parameters of the next resolution: the other side's when told (`expected`), else nothing when
+        the link brings no choice, else the card's choice: the first Normal Monster of the owner's hand for a
+        Special Summon (in Attack Position), a seeded one of the rules' ATK changes. None (and `cut` set) when
+        the rules would summon a card the hand holds as no Normal Monster (the model's hand is a count: any
+        card held becomes the monster; a card summons only monsters)."""
+        if self.expected:
+            entry = self.expected.pop(0)
+            told = [mv for mv in moves(_ACTION.validate_python(entry)) if mv.name == "resolve"]
+            return dict(told[0].params) if told else {}
+        i = s.g("chain_len") - 1
+        eff, owner = Effect(s.g("c_eff", i)), s.g("c_owner", i)
+        got = self.ts.apply(s, "resolve", {})
+        if got.ok and got.state is not None and got.state.g("hand", owner) == s.g("hand", owner):
+            return {}  # nothing to choose: no monster summoned, no ATK changed
+        if eff == Effect.SPECIAL_SUMMON:
+            monster = next((c for c in self.hands[owner] if "kind" not in c and not c.get("effect")), None)
+            if monster is None:
+                self.cut = "a Special Summon from a hand that holds no Normal Monster"
+                return None
+            return {"atk": monster["atk"] // POINTS, "defv": monster["def"] // POINTS, "pos": 0}
+        if eff == Effect.CHANGE_ATK:
+            rng = random.Random(f"resolution:{self.resolution_seed}:{len(self.resolved)}")
+            return {"amount": rng.choice(ATK_CHANGES)}
+        return {}
 
     def observe(self) -> dict[str, Any]:
         return describe(self.decision())

@@ -195,6 +195,11 @@ class Ygopro:
         lib.start()
         self._run()
 
+    def resolutions(self, entries: list[dict[str, Any]]) -> None:
+        """The resolutions the rules made (duel-log `resolve` actions, in order; difftest tells them before the
+        action that resolves them): the core's next questions on resolution are answered from them."""
+        self.resolves += [dict(e) for e in entries]
+
     def _options(self) -> int:
         """The core's duel options for the rules: no shuffling (the decks stay in the order dealt), battle on
         turn 1 when the rules allow it, and the master rule in the upper 16 bits (2 draws on turn 1)."""
@@ -377,9 +382,8 @@ class Ygopro:
         if not isinstance(summon, dict):  # the log does not say (it ends before): the first monster listed
             self.summoning = None
             return [0]
-        for i, c in enumerate(msg.fields["cards"]):
-            card = catalogue.card_of(c["code"])
-            if (card.get("atk"), card.get("def")) == (summon.get("atk"), summon.get("def")):
+        for i, c in enumerate(msg.fields["cards"]):  # a Normal Monster (the rules summon one with no effect)
+            if catalogue.card_of(c["code"]) == {"atk": summon.get("atk"), "def": summon.get("def")}:
                 self.summoning = summon
                 return [i]
         raise oc.EngineFailure(f"no monster in the hand with the ATK and DEF of {summon}")

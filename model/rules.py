@@ -263,6 +263,7 @@ MONSTER_FIELDS = (
     "m_up",
     "m_def",
     "m_atk",
+    "m_batk",
     "m_defv",
     "m_fresh",
     "m_moved",
@@ -373,6 +374,7 @@ def place_monster(
     n.set("m_up", p, z, up)
     n.set("m_def", p, z, defense)
     n.set("m_atk", p, z, atk)
+    n.set("m_batk", p, z, atk)
     n.set("m_defv", p, z, defv)
     n.set("m_fresh", p, z, True)
     n.set("m_kind", p, z, mkind)
@@ -1170,8 +1172,10 @@ def resolve(s: State, a: Params, n: Builder) -> None:
             n.set("m_up", tpl, tz, False)
             n.set("m_def", tpl, tz, True)
             # model catalogue: a monster turned face-down is a new card; its once-per-turn effect may be used
-            # again once it is face-up (the engines' ruling, found by difftest: docs/engine-findings.md F6)
+            # again once it is face-up (the engines' ruling, found by difftest: docs/engine-findings.md F6), and
+            # the effects applied to it no longer apply: its ATK is its original ATK again (F8)
             n.set("m_used", tpl, tz, False)
+            n.set("m_atk", tpl, tz, s.g("m_batk", tpl, tz))
             attacker_changed(n, tpl, tz)
         with n.when(k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))):
             end_attack(n)  # 6.3.4.4: processing "end the Battle Phase" goes straight to the End Step

@@ -97,6 +97,7 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("m_up", (2, mz), B, 1, "the monster is face-up"),
         f("m_def", (2, mz), B, 1, "the monster is in Defense Position"),
         f("m_atk", (2, mz), N, 9, "the monster's ATK", None, POINTS),
+        f("m_batk", (2, mz), N, 9, "the monster's original ATK (turned face-down, it has it again)", None, POINTS),
         f("m_defv", (2, mz), N, 9, "the monster's DEF", None, POINTS),
         f("m_fresh", (2, mz), B, 1, "summoned or Set this turn"),
         f("m_moved", (2, mz), B, 1, "its battle position changed this turn"),

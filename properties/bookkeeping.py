@@ -143,11 +143,13 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         for z in range(mz):
             occ = s.g("m_occ", p, z)
             out += [s.g("m_atk", p, z) >= 0, s.g("m_atk", p, z) <= ATK_CAP]
+            out += [s.g("m_batk", p, z) >= 0, s.g("m_batk", p, z) <= ATK_CAP]
             out += [s.g("m_defv", p, z) >= 0, s.g("m_defv", p, z) <= ATK_CAP]
             flags = ("m_up", "m_def", "m_fresh", "m_moved", "m_decl", "m_doomed", "m_used")
             empty = k.and_(
                 *(k.not_(s.g(f, p, z)) for f in flags),
                 s.g("m_atk", p, z) == 0,
+                s.g("m_batk", p, z) == 0,
                 s.g("m_defv", p, z) == 0,
                 s.g("m_kind", p, z) == 0,
             )
@@ -406,6 +408,8 @@ def _bookkeeping(s: State) -> Val:
     battle += [s.g("h_declared") >= 0, s.g("h_replay") >= 0]
     battle += [s.g("m_used", p, z) == (s.g("h_used", p, z) == 1) for p, z in zones(s, "m_occ")]
     battle += [s.g("h_used", p, z) >= 0 for p, z in zones(s, "m_occ")]
+    # model catalogue: the ATK a monster came to the field with is the one the rules keep as its original ATK
+    battle += [s.g("m_batk", p, z) == s.g("h_printed", p, z) for p, z in zones(s, "m_occ")]
     # seed 000 (negation): a link the rules mark negated is one a negation resolved on
     links = range(s.schema["c_neg"].dims[0])
     battle += [s.g("c_neg", j) == (s.g("h_neg", j) == 1) for j in links]

@@ -109,7 +109,8 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
 def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
     """Seed 000's catalogue, 6.3.4.4: a link that takes effect does what its text says: a battle position
     change turns its target monster face-up in Attack Position if it was face-down, else to the other position;
-    "Set face-down" turns a face-up target face-down in Defense Position; an ATK change moves a face-up target's
+    "Set face-down" turns a face-up target face-down in Defense Position, a new card whose ATK is the one it came
+    to the field with (docs/engine-findings.md F8); an ATK change moves a face-up target's
     ATK by the amount chosen (never below 0, nor above the model's top ATK); "end the Battle Phase" in its Start
     or Battle Step goes to its End Step."""
     k = s.k
@@ -127,7 +128,10 @@ def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
         live,
         k.and_(
             k.implies(k.and_(eff == Effect.CHANGE_POSITION, there), k.and_(t.g("m_occ", p, z), turned)),
-            k.implies(k.and_(eff == Effect.SET_FACE_DOWN, there, up), k.and_(t.g("m_occ", p, z), down)),
+            k.implies(
+                k.and_(eff == Effect.SET_FACE_DOWN, there, up),
+                k.and_(t.g("m_occ", p, z), down, t.g("m_atk", p, z) == s.g("h_printed", p, z)),
+            ),
             k.implies(k.and_(eff == Effect.CHANGE_ATK, there, up), changed),
             k.implies(ends, t.g("phase") == Phase.BATTLE_END),
         ),

@@ -311,6 +311,14 @@ def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return k.ite(stays, k.ite(own, 1, s.g("h_used", p, z), w=2), 0, w=2)
 
 
+def _printed(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # the ATK the monster now in this zone had when it came to the field (its printed ATK: no effect applied
+    # to it yet); 0 for an empty zone
+    p, z = idx
+    arrived = s.k.and_(s.k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
+    return s.k.ite(t.g("m_occ", p, z), s.k.ite(arrived, t.g("m_atk", p, z), s.g("h_printed", p, z), w=9), 0, w=9)
+
+
 def _negated(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # seed 000 (negation): 1 for chain link j once a negation resolved on the link above it and took effect,
     # until link j has resolved (a new link in its place starts again), else 0
@@ -460,6 +468,11 @@ def history_for(rules: Rules) -> History:
                 _spec("h_used", (2, monster_zones), 2, "this monster's effect was activated this turn (history)"),
                 _used,
                 lambda b, idx: int(bool(b.g("m_used", *idx))),
+            ),
+            Counter(
+                _spec("h_printed", (2, monster_zones), 9, "the ATK this monster came to the field with (history)"),
+                _printed,
+                lambda b, idx: int(b.g("m_batk", *idx)),
             ),
             Counter(
                 _spec("h_neg", (rules.chain_links,), 2, "1 for a link a negation resolved on (history, seed 000)"),

@@ -39,6 +39,19 @@ from duelcheck.rules import Rules
 NO_TURN_1_DRAW = "6.3.1: the player who goes first does not draw on turn 1"
 
 
+def _write(action: str, source: str) -> str:
+    """The id of the write mutant of `action` at the line of the rules' source that holds `source` (write ids
+    number an action's writes in order, so a new write elsewhere moves them)."""
+    lines = (Path(R.__file__)).read_text().splitlines()
+    found = [
+        m.id
+        for m in mu.all_mutants()
+        if m.kind == "write" and m.action == action and source in lines[int(m.line.split(":")[1]) - 1]
+    ]
+    assert len(found) == 1, (action, source, found)
+    return found[0]
+
+
 def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
     sites = {(g.action, g.index): g for g in mu.guard_sites()}
     draw = [g.reason for (a, _), g in sorted(sites.items()) if a == "normal_draw"]
@@ -635,7 +648,7 @@ def test_the_rules_proof_is_asked_again_of_the_mutants_own_steps_only() -> None:
     does not touch it (a Set Spell/Trap with no card in hand) and is not shown kept
     when the last resolution forgets to end the resolving (its write dropped); a mutant whose first step breaks
     a property fails the base case."""
-    for mid, kept in (("drop:set_spell_trap:10", True), ("write:resolve:36", False)):
+    for mid, kept in (("drop:set_spell_trap:10", True), (_write("resolve", 'n.set("resolving", False)'), False)):
         m = mu.mutant_by_id(mid)
         with mu.activated(m):
             why = mu.still_inductive(TransitionSystem(Rules()), m, [CHAIN_HAS_A_LINK])
@@ -890,7 +903,10 @@ def test_a_skip_effect_that_skips_more_than_one_phase_is_caught_by_phase_skips(
     assert r is not None and r.label == f"phase-skips[{case}]", r
 
 
-@pytest.mark.parametrize("mutant_id", ["write:normal_summon:9", "write:set_monster:9"])
+@pytest.mark.parametrize(
+    "mutant_id",
+    [_write("normal_summon", 'n.set("m_fresh", p, z, True)'), _write("set_monster", 'n.set("m_fresh", p, z, True)')],
+)
 def test_a_position_changed_on_the_turn_its_monster_arrived_is_caught_from_history(mutant_id: str) -> None:
     """The "summoned or Set this turn" mark not written (a dropped write of the monster's placing): the monster
     changes its battle position (or is Flip Summoned) on the turn it arrived. `position-change-rules` reads when
@@ -927,8 +943,8 @@ def _resolving_board(ts: TransitionSystem, effect: Effect) -> State:
 @pytest.mark.parametrize(
     ("mutant_id", "effect"),
     [
-        ("write:resolve:29", Effect.CHANGE_POSITION),  # the other position not written
-        ("write:resolve:33", Effect.END_BATTLE_PHASE),  # the phase not moved to the End Step
+        (_write("resolve", 'k.not_(s.g("m_def", tpl, tz))'), Effect.CHANGE_POSITION),  # the other position not written
+        (_write("resolve", 'n.set("phase", Phase.BATTLE_END)'), Effect.END_BATTLE_PHASE),  # not to the End Step
     ],
 )
 def test_an_effect_that_does_nothing_is_caught_by_resolution_effects(mutant_id: str, effect: Effect) -> None:
@@ -947,7 +963,14 @@ def test_an_effect_that_does_nothing_is_caught_by_resolution_effects(mutant_id: 
         assert not check.eval(board, ActionView("resolve", params, False), out.state)
 
 
-@pytest.mark.parametrize("mutant_id", ["write:normal_summon:8", "write:set_monster:7", "write:set_spell_trap:3"])
+@pytest.mark.parametrize(
+    "mutant_id",
+    [
+        _write("normal_summon", 'n.set("m_defv", p, z, defv)'),
+        _write("set_monster", 'n.set("m_atk", p, z, atk)'),
+        "write:set_spell_trap:3",
+    ],
+)
 def test_a_card_played_as_another_is_caught_by_cards_as_played(mutant_id: str) -> None:
     """A write of the card played dropped (its DEF, its ATK, a Set card's effect): the card on the field is not
     the one the action names. Every invariant survived these (a 0 DEF monster is a card too); `cards-as-played`
@@ -1065,7 +1088,7 @@ def test_the_attack_declaration_and_the_replay_are_read_from_what_happened(mutan
 
 
 def test_an_atk_change_that_does_nothing_is_caught_by_resolution_effects() -> None:
-    """write:resolve:17: the new ATK not written; `resolution-effects[as-written]` reads the amount chosen."""
+    """The new ATK not written; `resolution-effects[as-written]` reads the amount chosen."""
     check = next(c for c in BY_NAME["resolution-effects"].checks if c.label == "as-written")
     params = {"atk": 0, "defv": 0, "pos": 0, "amount": 5}
     ts = TransitionSystem(Rules())
@@ -1073,7 +1096,7 @@ def test_an_atk_change_that_does_nothing_is_caught_by_resolution_effects() -> No
     out = ts.apply(board, "resolve", params)
     assert out.ok and out.state is not None and out.state.g("m_atk", 1, 0) == 15
     assert check.eval(board, ActionView("resolve", params, False), out.state)
-    with mu.activated(mu.mutant_by_id("write:resolve:17")):
+    with mu.activated(mu.mutant_by_id(_write("resolve", 'n.set("m_atk", tpl, tz, new)'))):
         out = TransitionSystem(Rules()).apply(board, "resolve", params)
         assert out.ok and out.state is not None
         assert not check.eval(board, ActionView("resolve", params, False), out.state)

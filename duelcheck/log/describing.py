@@ -36,9 +36,11 @@ PENDING_NAME = {x: name for name, x in PENDING.items()}
 
 def _monster(s: State, p: int, z: int) -> dict[str, Any]:
     g = s.g
+    original = {"original_atk": g("m_batk", p, z) * POINTS} if g("m_batk", p, z) != g("m_atk", p, z) else {}
     return {
         "zone": z,
         "atk": g("m_atk", p, z) * POINTS,
+        **original,
         "def": g("m_defv", p, z) * POINTS,
         "position": "defense" if g("m_def", p, z) else "attack",
         "face": "up" if g("m_up", p, z) else "down",

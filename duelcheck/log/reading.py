@@ -267,6 +267,7 @@ class _Board:
             v[("m_up", p, z)] = m.face == "up"
             v[("m_def", p, z)] = m.position == "defense"
             v[("m_atk", p, z)] = m.atk // POINTS
+            v[("m_batk", p, z)] = (m.atk if m.original_atk is None else m.original_atk) // POINTS
             v[("m_defv", p, z)] = m.def_ // POINTS
             v[("m_fresh", p, z)] = m.summoned_turn == turn
             v[("m_moved", p, z)] = m.position_changed

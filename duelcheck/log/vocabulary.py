@@ -197,6 +197,9 @@ class Monster(BaseModel):
     model_config = _STRICT
     zone: Zone
     atk: Stat
+    original_atk: Stat | None = Field(
+        None, description="its ATK before effects changed it (what turning it face-down leaves); none: its ATK"
+    )
     def_: Stat = Field(alias="def")
     position: Literal["attack", "defense"] = "attack"
     face: Literal["up", "down"] = "up"
@@ -300,6 +303,7 @@ class ObservedMonster(BaseModel):
     zone: Zone
     empty: bool | None = Field(None, description="true: the zone is empty")
     atk: Stat | None = None
+    original_atk: Stat | None = None
     def_: Stat | None = Field(None, alias="def")
     position: Literal["attack", "defense"] | None = None
     face: Literal["up", "down"] | None = None

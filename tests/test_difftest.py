@@ -219,6 +219,20 @@ def test_guided_plays_deal_only_cards_an_engine_is_given() -> None:
     assert played, "a chain of two needs two activations"
 
 
+def test_guided_plays_for_full_decks_may_play_what_full_decks_deal_and_no_skipped_main_phase_1() -> None:
+    """The step constraint of `--decks full` admits an ATK change, which the default one refuses, and never a
+    skip of Main Phase 1 (its next phase cannot be compared)."""
+    from duelcheck.engines import guided
+
+    rules = Rules()
+    aim = ("chain[0].effect == change_atk",)
+    full = guided.find(rules, cards.dealable_full, aim, depth=6)
+    assert full[0].status == "found", full[0].status
+    assert guided.find(rules, cards.dealable, aim, depth=6)[0].status == "not-found"
+    skip = guided.find(rules, cards.dealable_full, ("chain[0].effect == skip_main1",), depth=6)
+    assert skip[0].status == "not-found"
+
+
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "duelcheck", *args], capture_output=True, text=True, cwd=cwd, timeout=300

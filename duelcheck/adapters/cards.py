@@ -538,6 +538,27 @@ def dealable(ts: Any, step: Any) -> Any:
     )
 
 
+def dealable_full(ts: Any, step: Any) -> Any:
+    """`dealable` for `--decks full`: a monster (an effect monster too, with an effect the catalogue lets its
+    type carry) within the codes' ATK/DEF, any Spell or Trap kind, every effect but a skipped Main Phase 1
+    (`FULL_EFFECTS`: its next phase is chosen where the rules have no decision)."""
+    import z3
+
+    index = {a.name: i for i, a in enumerate(ts.actions)}
+    p, act = step.params, step.act
+    allowed = z3.Or(*(p["eff"] == int(e) for e in FULL_EFFECTS))
+    monster = z3.And(z3.Or(p["mkind"] == 0, allowed), p["atk"] <= ATK_CAP, p["defv"] <= ATK_CAP)
+    return z3.And(
+        z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
+        z3.Implies(act == index["set_spell_trap"], allowed),
+        z3.Implies(z3.And(act == index["activate"], p["zone"] == HAND), allowed),
+    )
+
+
+# the steps a guided play may take, for each kind of deck dealt (its cards are stacked into that deck)
+DEALABLE = {"monsters": dealable, "mixed": dealable, "full": dealable_full}
+
+
 def played_cards(log: dict[str, Any] | None, player: int, rules: Rules) -> list[tuple[int, dict[str, Any]]]:
     """Each card a player plays from the hand in a log, with how many cards they had drawn by then (the
     opening hand included), by the rules' own replay of the log: the cards summoned, Set and activated from

@@ -148,7 +148,7 @@ def difftest_cmd(
         tell = (lambda text: click.echo(f"  guided plays: {text}", err=True)) if not quiet else None
         found = aimed.find(
             rules,
-            cards.dealable,
+            cards.DEALABLE[decks],
             aims,
             aim_depth or aimed.DEPTH,
             progress=tell,

@@ -829,6 +829,12 @@ def flip_summon(s: State, a: Params, n: Builder) -> None:
     n.require(k.not_(s.g("m_up", tp, z)), "6.3.3: only a face-down monster is Flip Summoned")
     n.require(k.not_(s.g("m_fresh", tp, z)), "6.3.3: a monster cannot be Flip Summoned on the turn it was Set")
     n.require(k.not_(s.g("m_moved", tp, z)), "seed 000: its battle position already changed this turn")
+    # 000:L57: a monster that declared an attack cannot change its battle position that turn; a Flip Summon is
+    # a change of battle position (000:L71), even when an effect turned it face-down after the attack (F9)
+    n.require(
+        k.not_(s.g("m_decl", tp, z)),
+        "seed 000: the monster in zone {zone} declared an attack this turn and cannot change its battle position",
+    )
     n.set("m_up", tp, z, True)
     n.set("m_def", tp, z, False)
     n.set("m_moved", tp, z, True)

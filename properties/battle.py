@@ -54,7 +54,7 @@ def _positions(s: State, a: ActionView, t: State) -> Val:
         # to this monster, and the attacks it declared (not the rules' own flags)
         unmoved = k.and_(s.g("h_moves", p, y) == 0, s.g("h_arrived", p, y) == 0)
         manual = k.and_(a.is_("change_position"), here, unmoved, s.g("h_attacks", p, y) == 0)
-        flip = k.and_(a.is_("flip_summon"), here, unmoved)
+        flip = k.and_(a.is_("flip_summon"), here, unmoved, s.g("h_attacks", p, y) == 0)  # 000:L57 (F9)
         top = s.g("chain_len") - 1
         by_effect = k.and_(
             a.is_("resolve"),
@@ -72,7 +72,8 @@ always(
     "position-change-rules",
     "seed 000 (battle positions), 6.3.3",
     "A battle position changes by the turn player in a Main Phase (once per turn, not on the turn the monster "
-    "arrived, not after it declared an attack), or by a resolving effect that targets the monster.",
+    "arrived, not after it declared an attack: a Flip Summon neither), or by a resolving effect that targets the "
+    "monster.",
     step(_positions),
 )
 

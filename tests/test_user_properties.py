@@ -237,3 +237,65 @@ def test_a_step_invariant_from_a_file_is_proved_for_all_depths(tmp_path: Path) -
     report = duelcheck.check(properties=["attacks-in-the-battle-step"], depth=6, property_files=[path])
     (row,) = report.results
     assert row.verdict == "holds" and row.proved
+
+
+def test_an_actions_parameters_read_in_the_duel_log_formats_words_and_units(tmp_path: Path) -> None:
+    """`action.NAME`: a parameter of the step's action as the duel-log format writes it (ATK in points, an
+    attack's `direct` target, the hand as an activation's source). On every step of a seeded play each
+    reads as the step's log entry says; the engines decide a question about them (a monster of 2000 ATK or
+    more Normal Summoned: found, minimal; a direct attack before turn 2: never, within the bound); an unknown
+    parameter is refused with its column."""
+    import random
+
+    import duelcheck
+    from duelcheck.engines.boards.where import parse_step
+    from duelcheck.log import log_action
+    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties.catalog import ActionView
+
+    rules = Rules()
+    ts = TransitionSystem(rules)
+    rng = random.Random(3)
+    s, seen = ts.init(), 0
+    for _ in range(150):
+        options = list(ts.enabled(s))
+        if not options:
+            break
+        kinds = sorted({o[0] for o in options})  # an action by its name first, then its parameters
+        name = rng.choice(kinds)
+        params = rng.choice([p for n, p in options if n == name])
+        got = ts.apply(s, name, params)
+        assert got.ok and got.state is not None
+        entry = log_action(s, name, params, got.state)
+        view = ActionView(name, params, False)
+        for text, want in (
+            ("action.atk == 1500", (entry.get("atk") or (entry.get("summon") or {}).get("atk")) == 1500),
+            ("action.target == direct", name == "declare_attack" and entry.get("target") == "direct"),
+            ("action.from == hand", entry.get("action") == "activate" and entry.get("from") == "hand"),
+        ):
+            pred, _ = parse_step(text, rules)
+            assert bool(pred(s, view, got.state)) == want, (text, entry)
+        seen += entry.get("action") in ("normal_summon", "set_monster", "declare_attack")
+        s = got.state
+    assert seen >= 3
+    with pytest.raises(InputError, match="column 8: 'power' is not a parameter of an action"):
+        parse_step("action.power == 1", rules)
+    path = tmp_path / "params.toml"
+    path.write_text(
+        "[[property]]\n"
+        'name = "a-strong-summon"\n'
+        'kind = "sometimes"\n'
+        'step = "action == normal_summon and action.atk >= 2000"\n'
+        "\n[[property]]\n"
+        'name = "no-direct-attack-on-turn-1"\n'
+        'kind = "always"\n'
+        'step = "action == declare_attack and action.target == direct implies turn >= 2"\n',
+        encoding="utf-8",
+    )
+    names = ["a-strong-summon", "no-direct-attack-on-turn-1"]
+    report = duelcheck.check(properties=names, depth=5, prove=False, simulate=False, property_files=[path])
+    got_ = {r.prop: r for r in report.results}
+    strong = got_["a-strong-summon"]
+    assert strong.verdict == "found" and strong.minimal and strong.trace is not None
+    assert strong.trace.steps[-1].action == "normal_summon"
+    assert got_["no-direct-attack-on-turn-1"].verdict == "holds"

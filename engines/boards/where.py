@@ -14,11 +14,14 @@ from duelcheck.log import (
     COST_NAME,
     KIND_NAME,
     LINK_KIND_NAME,
+    NEXT,
     PHASE_NAME,
 )
 from duelcheck.model.cards import (
     DIRECT,
+    HAND,
     POINTS,
+    STOP,
     Effect,
 )
 from duelcheck.model.kit import Val
@@ -32,7 +35,7 @@ class FieldRef:
 
     path: str
     sort: Literal["int", "bool", "enum"]
-    get: Callable[[State], Val]
+    get: Callable[[Any], Val]  # reads a state (an action, for an action's parameter: `ACTION_PARAMS`)
     width: int = 9
     scale: int = 1
     names: dict[str, int | bool] = field(default_factory=dict)  # name literals it takes (enum: the only ones)
@@ -66,6 +69,35 @@ _KINDS: dict[str, int | bool] = {name: int(k) for k, name in LINK_KIND_NAME.item
 
 
 _COSTS: dict[str, int | bool] = {name: int(c) for c, name in COST_NAME.items()}
+
+
+def _param(name: str, sort: Literal["int", "bool", "enum"], scale: int = 1, **names: int | bool) -> FieldRef:
+    """An action's parameter (properties/core.py `ActionView.p`): `get` reads it from the action."""
+    return FieldRef(f"action.{name}", sort, lambda a: a.p(name), 9, scale, dict(names))
+
+
+# `action.NAME` in a step predicate: the step's parameters in the duel-log format's words and units (each is
+# the parameter of whichever action names it; an action that has no such parameter holds 0 there)
+ACTION_PARAMS: dict[str, FieldRef] = {
+    "atk": _param("atk", "int", POINTS),  # a summoned or Set monster's ATK; a resolution's summoned monster's
+    "def": _param("defv", "int", POINTS),
+    "atk_change": _param("amount", "int", POINTS),  # resolve: the ATK change chosen
+    "zone": _param("zone", "int"),  # flip_summon, change_position
+    "monster": _param("zone", "int"),  # activate_effect: the monster's zone
+    "attacker": _param("zone", "int"),  # declare_attack
+    "from": _param("zone", "int", hand=HAND),  # activate: a Spell & Trap Zone, or the hand
+    "kind": FieldRef("action.kind", "enum", lambda a: a.p("kind"), 5, 1, {n: int(k) for k, n in KIND_NAME.items()}),
+    "effect": FieldRef("action.effect", "enum", lambda a: a.p("eff"), 5, 1, _EFFECTS),
+    "cost": FieldRef("action.cost", "enum", lambda a: a.p("cost"), 2, 1, _COSTS),
+    "then": FieldRef("action.then", "enum", lambda a: a.p("choice"), 4, 1, {k: int(v) for k, v in NEXT.items()}),
+    # declare_attack and replay: the monster attacked (a zone), or `direct` (replay: or `stop`)
+    "target": _param("tzone", "int", direct=DIRECT, stop=STOP),
+    "target.player": _param("tplayer", "int"),  # an activation's target
+    "target.area": FieldRef(
+        "action.target.area", "enum", lambda a: a.p("tarea"), 1, 1, {"monster": 0, "spell_trap": 1}
+    ),
+    "target.zone": _param("tzone", "int"),
+}
 
 
 _TOP = (
@@ -218,10 +250,13 @@ class _Operand:
     name: str | None = None
     post: bool = False  # next.FIELD: the field in the state after the step
     action: bool = False  # `action`: the step's action
+    param: bool = False  # action.NAME: a parameter of the step's action (`field` reads it from the action)
 
     def get(self) -> StepPred:
         assert self.field is not None
         f = self.field
+        if self.param:
+            return lambda s, a, t: f.get(a)
         return (lambda s, a, t: f.get(t)) if self.post else (lambda s, a, t: f.get(s))
 
 
@@ -396,7 +431,9 @@ class _Parser:
                 raise _where_error(tok.col, f"{tok.text!r} is only in a step predicate (a property's `step`)")
             self.step_forms = True
             if tok.text == "action":
-                return _Operand(tok.col, action=True)
+                if not (self.peek().kind == "punct" and self.peek().text == "."):
+                    return _Operand(tok.col, action=True)
+                return self._param()
             self.expect(".")
             post, tok = True, self.take()
             if tok.kind != "name" or tok.text not in _ROOTS:
@@ -422,6 +459,21 @@ class _Parser:
         if isinstance(ref, str):
             raise _where_error(tok.col, f"{ref} (fields: {_fields_text()})")
         return _Operand(tok.col, field=ref, post=post)
+
+    def _param(self) -> _Operand:
+        """`action.NAME` (after `action`): a parameter of the step's action, in the duel-log format's words."""
+        self.expect(".")
+        tok = self.take()
+        name = tok.text
+        if tok.kind == "name" and name == "target" and self.peek().text == ".":
+            self.take()
+            part = self.take()
+            name = f"target.{part.text}"
+        if name not in ACTION_PARAMS:
+            raise _where_error(
+                tok.col, f"{name!r} is not a parameter of an action (expected one of {', '.join(ACTION_PARAMS)})"
+            )
+        return _Operand(tok.col, field=ACTION_PARAMS[name], param=True)
 
 
 def _literal(f: FieldRef, o: _Operand) -> int | bool:
@@ -477,6 +529,8 @@ def _comparison(left: _Operand, op: _Tok, right: _Operand) -> StepPred:
         fn = _OPS[op.text]
         return lambda s, a, t: fn(get(s, a, t), value)
     scaled = _scaled(f, op.text, value)
+    if left.param:
+        return lambda s, a, t: scaled(a)
     return (lambda s, a, t: scaled(t)) if left.post else (lambda s, a, t: scaled(s))
 
 

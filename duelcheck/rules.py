@@ -59,6 +59,12 @@ class Rules(BaseModel):
         "their Main Phase or Battle Step, the opponent may respond before the phase goes on (two passes there "
         "close the window, not the phase); false: the seeds' bare reading, where two passes always end it",
     )
+    trigger_only_in_location: bool = Field(
+        False,
+        description="Master Rule 2020: a triggered effect is activated only while its card is still where it was "
+        "when it triggered (a Flip monster that left the field before its Flip effect was activated loses it); "
+        "false: the seeds' rules (6.3.4.3.4), where it waits to be activated wherever its card has gone",
+    )
     damage_step_activations: Literal["6.3.4.3", "seed-000"] = Field(
         "6.3.4.3",
         description="what may be activated in the Damage Step: 6.3.4.3 (Counter Traps, negating effects, ATK/DEF "

@@ -324,6 +324,12 @@ def monster_left(n: Builder, p: Val, z: Val) -> None:
     # 6.3.4.3.3: the battle target left during the Damage Step: no damage calculation.
     with n.when(k.and_(attacking, n.is_phase(*DAMAGE_STEP), p != n.tp, z == n.g("atk_tgt"))):
         end_attack(n)
+    if n.r.trigger_only_in_location:
+        # Master Rule 2020 (`trigger_only_in_location`): a Flip effect that triggered on the field and waits is
+        # lost once its monster has left the field (docs/engine-findings.md F10)
+        waiting = k.one_of(n.g("trig", p), (Pending.FLIPPED, Pending.FLIP_DUE))
+        with n.when(k.and_(waiting, n.g("trig_zone", p) == z)):
+            clear(n, TRIGGER_FIELDS, p)
 
 
 def destroy_monster(n: Builder, p: Val, z: Val) -> None:

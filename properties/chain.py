@@ -12,6 +12,7 @@ from duelcheck.model.cards import (
     Cost,
     Effect,
     Kind,
+    MonsterEffect,
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
@@ -111,16 +112,37 @@ def _monster_effect_once(s: State, a: ActionView, t: State) -> Val:
     return k.implies(act, fresh)
 
 
+def _flip_in_location(s: State, a: ActionView, t: State) -> Val:
+    """Master Rule 2020 (`trigger_only_in_location`): a Flip effect goes on the chain only while its monster
+    is on the field where it was flipped (the zone the new link names holds a Flip monster before the step);
+    the seeds' rules ask nothing of it."""
+    k = s.k
+    if not s.r.trigger_only_in_location:
+        return True
+    added, kind, _, owner = new_link(s, t)
+    zone = t.g("c_zone", s.g("chain_len"))
+    flip = k.and_(a.is_("trigger"), added, kind == Kind.FLIP)
+    there = k.or_(
+        *(
+            k.and_(owner == p, zone == y, s.g("m_occ", p, y), s.g("m_kind", p, y) == MonsterEffect.FLIP)
+            for p, y in zones(s, "m_occ")
+        )
+    )
+    return k.implies(flip, there)
+
+
 always(
     "activation-timing",
     "seed 000 (spell speeds), 6.3.4.2",
     "A Spell Speed 1 activation starts a chain in its player's own Main Phase; a Quick-Play Spell comes from "
     "the hand only in its player's turn; an attack is negated only in the chain answering its declaration; "
-    "a monster's effect is activated once per turn.",
+    "a monster's effect is activated once per turn; with trigger_only_in_location (Master Rule 2020) a Flip "
+    "effect only while its monster is on the field.",
     step(_speed_1, "speed-1"),
     step(_quick_play_from_hand, "quick-play-from-hand"),
     step(_attack_negation, "attack-negation"),
     step(_monster_effect_once, "monster-effect-once-per-turn"),
+    step(_flip_in_location, "flip-effect-in-location"),
 )
 
 

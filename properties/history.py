@@ -195,6 +195,11 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, battle_destroyed)
     after_calc = k.ite(survived, FLIP_DUE, 0, w=3)
     kept = k.ite(taken, 0, k.ite(calculated, after_calc, old, w=3), w=3)
+    if s.r.trigger_only_in_location:
+        # Master Rule 2020: a Flip effect that waits is lost once the monster it comes from left the field
+        where = s.g("h_trig_zone", p)
+        left = [k.and_(where == z, s.g("m_occ", p, z), k.not_(t.g("m_occ", p, z))) for z in range(s.r.monster_zones)]
+        kept = k.ite(k.and_(old != 0, k.or_(*left)), 0, kept, w=3)
     return k.ite(k.or_(other_flip, destroyed), FLIP_DUE, k.ite(attack_flip, FLIP_WAITS, kept, w=3), w=3)
 
 

@@ -357,7 +357,7 @@ def test_edopros_duel_flags_say_what_each_preset_says() -> None:
         "official": 0,
         "master-rule-2": edopro.DUEL_1ST_TURN_DRAW,
         "goat": edopro.DUEL_1ST_TURN_DRAW | edopro.DUEL_0_ATK_DESTROYED,
-        "speed": edopro.DUEL_3_COLUMNS_FIELD | edopro.DUEL_NO_MAIN_PHASE_2,
+        "speed": edopro.DUEL_3_COLUMNS_FIELD | edopro.DUEL_NO_MAIN_PHASE_2 | edopro.DUEL_TRIGGER_ONLY_IN_LOCATION,
         "speed-ocg": edopro.DUEL_3_COLUMNS_FIELD,
         "rush": edopro.DUEL_3_COLUMNS_FIELD
         | edopro.DUEL_NO_MAIN_PHASE_2
@@ -365,7 +365,8 @@ def test_edopros_duel_flags_say_what_each_preset_says() -> None:
         | edopro.DUEL_1ST_TURN_DRAW
         | edopro.DUEL_DRAW_UNTIL_5
         | edopro.DUEL_NO_HAND_LIMIT
-        | edopro.DUEL_UNLIMITED_SUMMONS,
+        | edopro.DUEL_UNLIMITED_SUMMONS
+        | edopro.DUEL_TRIGGER_ONLY_IN_LOCATION,
     }
     base = edopro.DUEL_PSEUDO_SHUFFLE | edopro.DUEL_MODE_MR5
     for preset, flags in want.items():

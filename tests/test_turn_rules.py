@@ -60,3 +60,43 @@ def test_deck_out_at_the_draw_loses(ts: TransitionSystem) -> None:
 def test_to_end_from_main1_skips_main2(ts: TransitionSystem) -> None:
     s = board(ts, turn=2, phase=Phase.MAIN1, drew=True, prio=0, passed=True)
     assert play(ts, s, ("pass", {"choice": TO_END})).g("phase") == Phase.END
+
+
+def test_a_flip_effect_kept_after_its_monster_left_is_caught_under_master_rule_2020() -> None:
+    """`trigger_only_in_location` (docs/engine-findings.md F10): a hand-made bug, the rules keeping the Flip
+    effect of a monster that left the field (the seeds' step taken under the knob), is caught by
+    activation-timing's check, which holds for the rules as written."""
+    import json
+    from pathlib import Path
+
+    from duelcheck.log import moves, parse
+    from duelcheck.log.writing import board_state
+    from duelcheck.model.state import State
+    from duelcheck.properties import BY_NAME
+    from duelcheck.properties.catalog import ActionView
+    from duelcheck.rules import Rules
+
+    path = Path(__file__).parent / "scenarios" / "engine" / "06-a-flip-effect-whose-monster-left-the-field.json"
+    doc = parse(json.loads(path.read_text(encoding="utf-8")), str(path))
+    check = next(c for c in BY_NAME["activation-timing"].checks if c.label == "flip-effect-in-location")
+    on = Rules(trigger_only_in_location=True)
+    states = {}
+    for rules in (Rules(), on):
+        ts = TransitionSystem(rules)
+        s = board_state(ts, doc.board, str(path))
+        for entry in doc.actions[:-1]:
+            for mv in moves(entry):
+                got = ts.apply(s, mv.name, mv.params)
+                assert got.ok and got.state is not None, (mv, got.reason)
+                s = got.state
+        states[rules == on] = (ts, s)
+    ts_on, before_on = states[True]
+    assert not ts_on.apply(before_on, "trigger", {"pos": 1}).ok  # the rule: nothing waits
+    ts_off, before_off = states[False]
+    kept = ts_off.apply(before_off, "trigger", {"pos": 1})
+    assert kept.ok and kept.state is not None
+    view = ActionView("trigger", {"pos": 1}, False)
+    assert check.eval(before_off, view, kept.state)  # the seeds' rules: no question asked
+    bug_before = State(before_off.k, on, before_off.schema, before_off.v)
+    bug_after = State(kept.state.k, on, kept.state.schema, kept.state.v)
+    assert not check.eval(bug_before, view, bug_after)

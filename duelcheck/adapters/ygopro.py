@@ -58,7 +58,8 @@ REPLAY_QUESTION = 30  # the core's string 30: go on with the attack? (a replay, 
 
 # the knobs the core can be set to, and how (anything else changed is refused: never compared under other rules)
 _KNOBS = {
-    "first_turn_draw": "the master rule: 2 draws on turn 1, 5 does not (6.3.1)",
+    "first_turn_draw": "the master rule: 2 draws on turn 1, 4 and 5 do not (6.3.1)",
+    "trigger_only_in_location": "the master rule: 5 (2020) loses a trigger whose card moved, 4 does not",
     "first_turn_battle": "DUEL_ATTACK_FIRST_TURN (6.3.4)",
     "starting_lp": "set_player_info",
     "starting_hand": "set_player_info",
@@ -71,6 +72,11 @@ _KNOBS = {
 def expressible(rules: Rules) -> str | None:
     """Why the core cannot play under these rules, or None when it can."""
     changed = sorted(k for k in rules.changed() if k not in _KNOBS)
+    if rules.first_turn_draw and rules.trigger_only_in_location:
+        return (
+            "ygopro-core has no master rule with both first_turn_draw and trigger_only_in_location "
+            "(rule 2 draws on turn 1, rule 5 loses a trigger whose card moved)"
+        )
     if changed:
         return (
             "ygopro-core has no switch for "
@@ -202,11 +208,14 @@ class Ygopro:
 
     def _options(self) -> int:
         """The core's duel options for the rules: no shuffling (the decks stay in the order dealt), battle on
-        turn 1 when the rules allow it, and the master rule in the upper 16 bits (2 draws on turn 1)."""
+        turn 1 when the rules allow it, and the master rule in the upper 16 bits: 2 draws on turn 1; 5 (Master
+        Rule 2020) loses a triggered effect whose card left where it triggered (`trigger_only_in_location`,
+        docs/engine-findings.md F10); 4, the seeds' rules, keeps it."""
         options = oc.DUEL_PSEUDO_SHUFFLE
         if self.rules.first_turn_battle:
             options |= oc.DUEL_ATTACK_FIRST_TURN
-        return options | ((2 if self.rules.first_turn_draw else 5) << 16)
+        rule = 2 if self.rules.first_turn_draw else 5 if self.rules.trigger_only_in_location else 4
+        return options | (rule << 16)
 
     # -- the core's decisions --------------------------------------------------------------------------
     def _run(self) -> None:

@@ -520,22 +520,31 @@ def stacked_deck(
     return [c if c is not None else dict(fill()) for c in deck]
 
 
-def dealable(ts: Any, step: Any) -> Any:
-    """A symbolic step (model/system.py `SymStep`) that plays from the hand only cards this module deals: a
-    Normal Monster (no effect) within the codes' ATK/DEF, a Spell or Trap of the kinds and effects dealt."""
+def _played_from_hand(ts: Any, step: Any, monster: Any, card: Any) -> Any:
+    """A symbolic step (model/system.py `SymStep`) whose monster summoned or Set from the hand meets `monster`
+    and whose Spell or Trap Set or activated from the hand meets `card`."""
     import z3
 
     index = {a.name: i for i, a in enumerate(ts.actions)}
-    p, act = step.params, step.act
+    act = step.act
+    return z3.And(
+        z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
+        z3.Implies(act == index["set_spell_trap"], card),
+        z3.Implies(z3.And(act == index["activate"], step.params["zone"] == HAND), card),
+    )
+
+
+def dealable(ts: Any, step: Any) -> Any:
+    """A symbolic step that plays from the hand only cards this module deals: a Normal Monster (no effect)
+    within the codes' ATK/DEF, a Spell or Trap of the kinds and effects dealt."""
+    import z3
+
+    p = step.params
     card = z3.And(
         z3.Or(*(p["kind"] == int(k) for k in DEALT_KINDS)), z3.Or(*(p["eff"] == int(e) for e in DEALT_EFFECTS))
     )
     monster = z3.And(p["mkind"] == 0, p["atk"] <= ATK_CAP, p["defv"] <= ATK_CAP)
-    return z3.And(
-        z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
-        z3.Implies(act == index["set_spell_trap"], card),
-        z3.Implies(z3.And(act == index["activate"], p["zone"] == HAND), card),
-    )
+    return _played_from_hand(ts, step, monster, card)
 
 
 def dealable_full(ts: Any, step: Any) -> Any:
@@ -544,15 +553,10 @@ def dealable_full(ts: Any, step: Any) -> Any:
     (`FULL_EFFECTS`: its next phase is chosen where the rules have no decision)."""
     import z3
 
-    index = {a.name: i for i, a in enumerate(ts.actions)}
-    p, act = step.params, step.act
+    p = step.params
     allowed = z3.Or(*(p["eff"] == int(e) for e in FULL_EFFECTS))
     monster = z3.And(z3.Or(p["mkind"] == 0, allowed), p["atk"] <= ATK_CAP, p["defv"] <= ATK_CAP)
-    return z3.And(
-        z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
-        z3.Implies(act == index["set_spell_trap"], allowed),
-        z3.Implies(z3.And(act == index["activate"], p["zone"] == HAND), allowed),
-    )
+    return _played_from_hand(ts, step, monster, allowed)
 
 
 # the steps a guided play may take, for each kind of deck dealt (its cards are stacked into that deck)

@@ -155,9 +155,11 @@ def _store(cache: Path | None, rules: Rules, todo: list[Goal], depth: int, steps
     store = ProofCache(cache, "aims", "aims")
     h = hashlib.sha256(store.key(rules, []).encode())
     # the search, its goals and its certification are the boards' (every module of engines/boards), the
-    # step constraint the caller's: a change to any of them is a new key
+    # step constraint the caller's (its whole module: the constraint may call helpers there): a change to any
+    # of them is a new key
     boards = sorted(name for name in sys.modules if name.startswith("duelcheck.engines.boards."))
-    for source in (sys.modules[__name__], *(sys.modules[name] for name in boards), steps):
+    constraint = (inspect.getmodule(steps) or steps) if steps is not None else None
+    for source in (sys.modules[__name__], *(sys.modules[name] for name in boards), constraint):
         if source is not None:
             h.update(inspect.getsource(source).encode())
     h.update(json.dumps([g.name for g in todo] + [g.title for g in todo] + [depth]).encode())

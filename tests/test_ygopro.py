@@ -140,8 +140,10 @@ def test_plays_with_every_kind_of_effect_agree_with_the_rules(title: str) -> Non
     opponent's next Main Phase 1 (the core asks the Battle or End Phase in its place, 6.3.3), a Quick effect
     that changes ATK (the core asks the ATK, the log's resolution says it), an Ignition effect's Special Summon
     in Defense Position, a skipped Battle Phase that leads to the End Phase (seed 000), and a Battle Phase
-    ended from its Battle Step (6.3.4.4). Every action is taken on both sides and the states agree wherever
-    the core shows one."""
+    ended from its Battle Step (6.3.4.4); and three plays the boards found: a chain started after the draw that
+    follows an End Phase both players passed, a Main Phase ended while the opponent holds a Quick effect, and
+    a replay after a chain destroyed the attack target (docs/engine-findings.md F11). Every action is taken
+    on both sides and the states agree wherever the core shows one."""
     from duelcheck.adapter import ReferenceAdapter
 
     actions = PLAYS[title]

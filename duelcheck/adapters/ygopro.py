@@ -598,6 +598,9 @@ class Ygopro:
         if not passing:
             if msg is None:
                 return "the duel is over" if self.winner is not None else "the core is not asking for an action"
+            if name == "replay" and self._before_replay(pre):
+                msg = self.pending
+                asking = msg is not None and self._asks_at(pre)
             if not asking:
                 return self._not_asking(pre)
             got_e = self._apply_decision(action)
@@ -617,9 +620,15 @@ class Ygopro:
                 self.last_pass[msg.fields["player"]] = self._moment()
             if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
                 self.ending = True
+            when = (self.turn, self.phase)
             self.lib.respond_int(forward)
             self._run()
-            if name != "end_step" or msg.code != oc.MSG_SELECT_CHAIN:
+            if name != "end_step" or (self.turn, self.phase) != when:
+                break  # the pass ended the phase (or the turn): the core asks at the next one's timing
+            if msg.code != oc.MSG_SELECT_CHAIN:
+                # the turn player ended the phase; the core asks the opponent in it first (the end_step's
+                # second pass: both players pass for the phase to end, 6.3)
+                self._second_pass(msg.fields["player"])
                 break
             self._second_pass(msg.fields["player"])
             msg, forward = self.pending, None
@@ -627,6 +636,23 @@ class Ygopro:
             if window and msg is not None and msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
                 forward = self._pass_answer(msg, pre, post, action)  # the window passed: now the phase ends
         return self._shown()
+
+    def _before_replay(self, pre: Any) -> bool:
+        """Pass the chances to chain the core gives between a chain's end and the replay (finding F11). 6.3.4.2.1:
+        the replay comes when the chain has resolved; the core first asks the turn player, then the opponent,
+        whether to start a new chain. The log's replay says nobody did: the passes are given here."""
+        if not pre.g("replay") or pre.g("chain_len") or pre.g("resolving"):
+            return False
+        passed = False
+        for _ in range(2):
+            msg = self.pending
+            if msg is None or msg.code != oc.MSG_SELECT_CHAIN or any(c["forced"] for c in msg.fields["chains"]):
+                break
+            self.last_pass[msg.fields["player"]] = self._moment()
+            self.lib.respond_int(-1)
+            self._run()
+            passed = True
+        return passed
 
     def _second_pass(self, first: int) -> None:
         """The second of `end_step`'s two passes, when the core asks the other player in the same phase."""

@@ -130,6 +130,10 @@ class Checker:
     def run(self, props: list[Property]) -> Report:
         """Every verdict; on Ctrl-C the verdicts settled so far, the rest `interrupted` (exit 130)."""
         t0 = time.perf_counter()
+        if any(p.counters for p in props):  # a user's counts: history fields beside the suite's
+            from duelcheck.properties.history import system_for
+
+            self.ts = system_for(self.rules, props)
         results: dict[tuple[str, str], Result] = {}
         self._open = {(p.name, c.label) for p in props for c in p.checks}
         self._final = {}

@@ -52,6 +52,10 @@ class Kit:
     def sel(self, values: Sequence[Val], i: Val, w: int | None = None) -> Val:
         return values[i] if 0 <= i < len(values) else values[-1]
 
+    def wide(self, x: Val, w: int) -> Val:
+        """A signed number `x` at width `w`, for arithmetic that must not wrap (a concrete int is exact)."""
+        return x
+
 
 class SymKit(Kit):
     """Builds Z3 terms; folds Python constants so terms stay small."""
@@ -126,6 +130,11 @@ class SymKit(Kit):
         for j in range(len(values) - 2, -1, -1):
             out = self.ite(i == j, values[j], out, w)
         return out
+
+    def wide(self, x: Val, w: int) -> Val:
+        if _is_py(x):
+            return z3.BitVecVal(int(x), w)
+        return z3.SignExt(w - x.size(), x) if x.size() < w else x
 
 
 CONCRETE = Kit()

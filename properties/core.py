@@ -103,6 +103,8 @@ class Property:
     # a witness: the rule sets under which a case may be unreachable (they remove its behaviour on purpose:
     # `reach-main2` with no Main Phase 2); anywhere else an unreachable witness is lost and fails the run
     vanishes: Callable[[Any, str], bool] | None = None
+    # the history its predicate keeps beyond the suite's (a user's count(...): properties/history.py Counter)
+    counters: tuple[Any, ...] = ()
 
 
 PROPERTIES: list[Property] = []

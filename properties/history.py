@@ -13,7 +13,7 @@ Each counter saturates at its top value, so it never wraps around.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -491,3 +491,18 @@ def history_for(rules: Rules) -> History:
             ),
         ]
     )
+
+
+def system_for(rules: Rules, props: Iterable[Any] = ()) -> Any:
+    """The transition system the engines check `props` on: the suite's history, and the counts a user's
+    properties keep (properties/user.py), each field once."""
+    from duelcheck.model.system import TransitionSystem
+
+    extra: dict[str, Counter] = {}
+    for p in props:
+        for c in getattr(p, "counters", ()):
+            extra.setdefault(c.spec.name, c)
+    if not extra:
+        return TransitionSystem(rules)
+    base = history_for(rules)
+    return TransitionSystem(rules, History([*base.counters, *(extra[n] for n in sorted(extra))]))

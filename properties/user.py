@@ -50,14 +50,16 @@ def user_property(
     from duelcheck.engines.boards.where import parse_step, parse_where
 
     if on_step is False:
-        parse_where(expr, rules)  # the state language alone: `next.` and `action` are refused with their column
-    pred, reads_step = parse_step(expr, rules)
+        # the state language alone: `next.` and `action` are refused with their column (outside a count)
+        parse_where(expr, rules, counts=True)
+    parsed = parse_step(expr, rules)
+    pred = parsed.pred
     of_kind: Kind_ = "always" if kind == "always" else "sometimes"
-    if reads_step or on_step:
+    if parsed.reads_step or on_step:
         check = replace(step(pred), kind=of_kind)
     else:
         check = replace(state(lambda st: pred(st, None, st)), kind=of_kind)
-    return Property(name, of_kind, clause, doc or f"{kind} {expr}", (check,), source=expr)
+    return Property(name, of_kind, clause, doc or f"{kind} {expr}", (check,), source=expr, counters=parsed.counters)
 
 
 def from_command_line(always: tuple[str, ...], sometimes: tuple[str, ...], rules: Rules) -> list[Property]:

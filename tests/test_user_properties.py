@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from duelcheck.api import select, user_properties
 from duelcheck.cli import main
@@ -273,7 +276,7 @@ def test_an_actions_parameters_read_in_the_duel_log_formats_words_and_units(tmp_
             ("action.target == direct", name == "declare_attack" and entry.get("target") == "direct"),
             ("action.from == hand", entry.get("action") == "activate" and entry.get("from") == "hand"),
         ):
-            pred, _ = parse_step(text, rules)
+            pred = parse_step(text, rules).pred
             assert bool(pred(s, view, got.state)) == want, (text, entry)
         seen += entry.get("action") in ("normal_summon", "set_monster", "declare_attack")
         s = got.state
@@ -299,3 +302,133 @@ def test_an_actions_parameters_read_in_the_duel_log_formats_words_and_units(tmp_
     assert strong.verdict == "found" and strong.minimal and strong.trace is not None
     assert strong.trace.steps[-1].action == "normal_summon"
     assert got_["no-direct-attack-on-turn-1"].verdict == "holds"
+
+
+SUMS_AND_COUNTS = (
+    "players[0].lp - players[1].lp >= 1000",
+    "players[0].hand + players[1].hand - players[0].deck <= -20",
+    "next.players[1].lp + 500 < players[1].lp",
+    "count(action == pass, this_turn) >= 3",
+    "count(action in (normal_summon, set_monster), this_phase) + players[0].hand == 6",
+    "action == pass implies count(action == pass, this_duel) - count(action == end_step, this_turn) <= 10",
+)
+
+
+def _system_with_counts() -> tuple[Any, list[Any]]:
+    from duelcheck.engines.boards.where import parse_step
+    from duelcheck.properties.history import system_for
+
+    parsed = [parse_step(text, Rules()) for text in SUMS_AND_COUNTS]
+    return system_for(Rules(), parsed), parsed
+
+
+@functools.cache
+def _symbolic() -> tuple[Any, list[Any], Any, Any]:
+    """The system with the counts' history, its parsed expressions, and one symbolic step (made once)."""
+    ts, parsed = _system_with_counts()
+    pre = ts.sym_state("@sum")
+    return ts, parsed, pre, ts.sym_step(pre, "@sum1")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), length=st.integers(0, 70), pick=st.integers(0, 10_000))
+def test_sums_and_counts_agree_in_both_semantics(seed: int, length: int, pick: int) -> None:
+    """`+`, `-` and count(...): each expression, read on a step of a random play, is the same in the concrete
+    and the symbolic semantics (the symbolic step pinned to the concrete state and action)."""
+    import z3
+    from conftest import walk
+
+    from duelcheck.model.rules import ACTION_CODE
+    from duelcheck.model.state import PARAMS
+    from duelcheck.properties.core import ActionView
+
+    ts, parsed, pre, sym = _symbolic()
+    s = walk(ts, seed, length)
+    options = list(ts.successors(s))
+    if not options:
+        return
+    step = options[pick % len(options)]
+    view = ActionView(step.action, dict(step.params), False)
+    sym_view = ActionView(sym.act, sym.params, True)
+    solver = z3.SolverFor("QF_BV")
+    solver.add(sym.relation, *(pre.v[k] == s.v[k] for k in ts.keys), sym.act == ACTION_CODE[step.action])
+    for name, spec in PARAMS.items():
+        solver.add(sym.params[name] == step.params.get(name, False if spec.sort == "bool" else 0))
+    for text, p in zip(SUMS_AND_COUNTS, parsed, strict=True):
+        want = bool(p.pred(s, view, step.state))
+        got = p.pred(pre, sym_view, sym.post)
+        assert solver.check(z3.Not(got) if want else got) == z3.unsat, (text, want)
+
+
+def test_a_count_is_the_steps_of_its_span_so_far() -> None:
+    """count(EXPR, this_turn / this_phase / this_duel) in a state is the number of steps of that span so far
+    for which EXPR held, and in a step predicate the same with the present step; counted by hand over a
+    seeded play."""
+    import random
+
+    from duelcheck.engines.boards.where import parse_step
+    from duelcheck.model.cards import BATTLE_PHASE
+    from duelcheck.properties.core import COMPOSITES, ActionView
+    from duelcheck.properties.history import system_for
+
+    def span_of(st: Any, span: str) -> tuple[int, ...]:
+        phase = st.g("phase")
+        return {"this_duel": (), "this_turn": (st.g("turn"),)}.get(
+            span, (st.g("turn"), -1 if phase in [int(ph) for ph in BATTLE_PHASE] else phase)
+        )
+
+    rules = Rules()
+    spans = ("this_turn", "this_phase", "this_duel")
+    ts = system_for(rules, [parse_step(f"count(action in (pass, end_step), {sp}) >= 0", rules) for sp in spans])
+    rng = random.Random(11)
+    s, history = ts.init(), []  # each step: its span keys and whether it passed
+    for _ in range(120):
+        # fine steps: a composite's parts are counted one by one (properties/core.py Check.eval)
+        options = [o for o in ts.successors(s) if o.action not in COMPOSITES]
+        if not options:
+            break
+        step = rng.choice(options)
+        passed = step.action in ("pass", "end_step")
+        for span in spans:
+            here = span_of(s, span)
+            so_far = sum(1 for keys, p in history if keys[span] == here and p)
+            view = ActionView(step.action, dict(step.params), False)
+            with_this = parse_step(f"count(action in (pass, end_step), {span}) == {so_far + passed}", rules)
+            assert with_this.pred(s, view, step.state), (span, so_far, passed)
+        history.append(({span: span_of(s, span) for span in spans}, passed))
+        s = step.state
+        for span in spans:
+            here = span_of(s, span)
+            n = sum(1 for keys, p in history if keys[span] == here and p)
+            assert parse_step(f"count(action in (pass, end_step), {span}) == {n}", rules).pred(s, None, s), span
+    assert len(history) == 120 and len({keys["this_turn"] for keys, _ in history}) >= 3
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "players[0].lp + players[0].hand >= 1",
+            r"column 17: players\[0\]\.lp and players\[0\]\.hand are not",
+        ),
+        ("players[0].lp + phase >= 1", "column 17: phase is not a number: it cannot be added"),
+        ("turn + 1", "column 1: a sum is not a condition"),
+        ("count(action == pass, this_game) >= 1", "column 23: expected a span"),
+        ("count(action == pass, this_turn) >= 200", r"column 37: .* counts exactly up to 126"),
+        ("count(count(action == pass, this_turn) >= 1, this_turn) >= 1", r"column 7: count.* inside a count"),
+        ("count(action == pass) >= 1", "column 21: expected ',' and a span"),
+    ],
+)
+def test_a_malformed_sum_or_count_names_its_column(text: str, words: str) -> None:
+    from duelcheck.engines.boards.where import parse_step
+
+    with pytest.raises(InputError, match=words):
+        parse_step(text, Rules())
+
+
+def test_count_is_refused_where_no_history_is_kept() -> None:
+    """`--where` (boards, difftest) reads a state with no property's history: count(...) is refused there."""
+    from duelcheck.engines.boards.where import parse_where
+
+    with pytest.raises(InputError, match=r"column 1: count\(\.\.\.\) is only in a property"):
+        parse_where("count(action == pass, this_turn) >= 1", Rules())

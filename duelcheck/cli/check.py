@@ -310,13 +310,13 @@ def check(
 def _write_certificates(folder: Path, rules: Any, props: list[Any], report: Any) -> None:
     """The certificate of the invariants proved for all depths (engines/certificates.py)."""
     from duelcheck.engines.certificates import write_certificates
-    from duelcheck.model.system import TransitionSystem
+    from duelcheck.properties.history import system_for
 
     proved = {r.prop for r in report.results if r.proved and r.kind == "always" and r.verdict == "holds"}
     # a property proved in every one of its cases (each check of it settled by the proof)
     partial = {r.prop for r in report.results if r.kind == "always" and not (r.proved and r.verdict == "holds")}
     try:
-        write_certificates(TransitionSystem(rules), props, proved - partial, folder)
+        write_certificates(system_for(rules, props), props, proved - partial, folder)
     except OSError as exc:
         raise InputError(f"--certificates {folder}: cannot write ({exc.strerror or exc})") from None
 

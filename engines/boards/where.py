@@ -4,6 +4,7 @@ players[1].lp <= 1000`), parsed into a predicate evaluated concretely or symboli
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from duelcheck.log import (
     PHASE_NAME,
 )
 from duelcheck.model.cards import (
+    BATTLE_PHASE,
     DIRECT,
     HAND,
     POINTS,
@@ -39,10 +41,11 @@ class FieldRef:
     width: int = 9
     scale: int = 1
     names: dict[str, int | bool] = field(default_factory=dict)  # name literals it takes (enum: the only ones)
+    top: int | None = None  # a count's top: it reads `top` from then on (compared exactly below it)
 
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<punct>[()\[\].,:]))"
+    r"\s*(?:(?P<int>\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>==|!=|<=|>=|<|>)|(?P<arith>[+-])|(?P<punct>[()\[\].,:]))"
 )
 
 
@@ -232,7 +235,11 @@ def resolve_field(path: str, r: Rules) -> FieldRef | str:
 Pred = Callable[[State], Val]
 # a predicate of a step: the state before, the action (properties/core.py `ActionView`; None for a state), after
 StepPred = Callable[[State, Any, State], Val]
-KEYWORDS = ("and", "or", "not", "implies", "in", "all", "any")
+KEYWORDS = ("and", "or", "not", "implies", "in", "all", "any", "count")
+SPANS = ("this_turn", "this_phase", "this_duel")  # count(...)'s spans
+COUNT_WIDTH = 8  # a count's field: it saturates at COUNT_TOP (127: "127 or more")
+COUNT_TOP = (1 << (COUNT_WIDTH - 1)) - 1
+SUM_WIDTH = 24  # a sum is computed at this width: no field's terms can wrap it
 
 
 @dataclass(frozen=True)
@@ -251,10 +258,13 @@ class _Operand:
     post: bool = False  # next.FIELD: the field in the state after the step
     action: bool = False  # `action`: the step's action
     param: bool = False  # action.NAME: a parameter of the step's action (`field` reads it from the action)
+    reader: StepPred | None = None  # count(...): how the step or state reads it
 
     def get(self) -> StepPred:
         assert self.field is not None
         f = self.field
+        if self.reader is not None:
+            return self.reader
         if self.param:
             return lambda s, a, t: f.get(a)
         return (lambda s, a, t: f.get(t)) if self.post else (lambda s, a, t: f.get(s))
@@ -271,7 +281,7 @@ def _tokens(text: str) -> list[_Tok]:
             ch = text[col - 1]
             hint = ": use == to compare" if ch == "=" else ""
             raise _where_error(col, f"unexpected {ch!r}{hint}")
-        kind = next(k for k in ("int", "name", "op", "punct") if m.group(k) is not None)
+        kind = next(k for k in ("int", "name", "op", "arith", "punct") if m.group(k) is not None)
         out.append(_Tok(kind, m.group(kind), m.start(kind) + 1))
         pos = m.end()
     out.append(_Tok("end", "", len(text) + 1))
@@ -285,17 +295,23 @@ def _where_error(col: int, message: str) -> InputError:
 class _Parser:
     """expr := implies; implies := or ('implies' implies)?; or := and ('or' and)*; and := not ('and' not)*;
     not := 'not' not | ('all' | 'any') NAME ':' expr | atom;
-    atom := '(' expr ')' | operand (op operand | 'in' '(' operand (',' operand)* ')')?;
-    operand := path | 'next.' path | 'action' | integer | name. `next.` and `action` only in a step predicate;
-    a quantifier's NAME stands for an index in the paths of its body."""
+    atom := '(' expr ')' | sum (op sum | 'in' '(' sum (',' sum)* ')')?; sum := operand (('+' | '-') operand)*;
+    operand := path | 'next.' path | 'action' | 'action.' NAME | ['-'] integer | name
+             | 'count' '(' expr ',' ('this_turn' | 'this_phase' | 'this_duel') ')'.
+    `next.` and `action` only in a step predicate (and in a count's body, which is one); count only in a
+    property. A quantifier's NAME stands for an index in the paths of its body."""
 
-    def __init__(self, text: str, rules: Rules, step: bool = False):
+    def __init__(self, text: str, rules: Rules, step: bool = False, allow_count: bool = False):
+        self.text = text
         self.toks = _tokens(text)
         self.i = 0
         self.r = rules
         self.step = step  # whether the predicate is of a step (`next.` and `action` allowed)
         self.step_forms = False  # whether it used them
         self.bound: dict[str, int] = {}  # the quantifiers' variables, each at the value the body is read for
+        self.allow_count = allow_count  # a property's predicate: its counts are kept as history
+        self.counting = False  # inside a count's body
+        self.counters: dict[str, Any] = {}  # the counts' history fields (properties/history.py Counter), by name
 
     def peek(self) -> _Tok:
         return self.toks[self.i]
@@ -394,20 +410,22 @@ class _Parser:
             inner = self.implies()
             self.expect(")")
             return inner
-        left = self.operand()
+        terms = self.sum_()
         if self.peek().kind == "op":
             op = self.take()
-            right = self.operand()
-            return _comparison(left, op, right)
+            return _compare(terms, op, self.sum_())
         if self._keyword("in"):
             eq = _Tok("op", "==", self.take().col)
             self.expect("(")
-            options = [_comparison(left, eq, self.operand())]
+            options = [_compare(terms, eq, self.sum_())]
             while self.peek().kind == "punct" and self.peek().text == ",":
                 self.take()
-                options.append(_comparison(left, eq, self.operand()))
+                options.append(_compare(terms, eq, self.sum_()))
             self.expect(")")
             return lambda s, a, t: s.k.or_(*(o(s, a, t) for o in options))
+        if len(terms) > 1 or terms[0][0] < 0:
+            raise _where_error(terms[0][1].col, "a sum is not a condition: compare it (e.g. a - b <= 1000)")
+        left = terms[0][1]
         if left.field is not None and left.field.sort == "bool":
             return left.get()
         if left.name in ("true", "false"):
@@ -418,10 +436,22 @@ class _Parser:
         what = left.field.path if left.field is not None else str(left.number)
         raise _where_error(left.col, f"{what!r} is not a condition: compare it (e.g. players[0].lp <= 1000)")
 
+    def sum_(self) -> list[tuple[int, _Operand]]:
+        """Operands joined by `+` and `-`, each with its sign (flat, read left to right)."""
+        terms = [(1, self.operand())]
+        while self.peek().kind == "arith":
+            sign = 1 if self.take().text == "+" else -1
+            terms.append((sign, self.operand()))
+        return terms
+
     def operand(self) -> _Operand:
         tok = self.take()
+        if tok.kind == "arith" and tok.text == "-" and self.peek().kind == "int":
+            return _Operand(tok.col, number=-int(self.take().text))
         if tok.kind == "int":
             return _Operand(tok.col, number=int(tok.text))
+        if tok.kind == "name" and tok.text == "count" and self.peek().text == "(":
+            return self._count(tok)
         if tok.kind != "name" or tok.text in KEYWORDS:
             got = "the end" if tok.kind == "end" else repr(tok.text)
             raise _where_error(tok.col, f"expected a field, a number or a name, got {got}")
@@ -460,6 +490,46 @@ class _Parser:
             raise _where_error(tok.col, f"{ref} (fields: {_fields_text()})")
         return _Operand(tok.col, field=ref, post=post)
 
+    def _count(self, tok: _Tok) -> _Operand:
+        """`count(STEP_EXPR, SPAN)`: how many steps of the span so far the step predicate held for (the present
+        step included, in a step predicate), kept as history beside the state (a Counter of properties/history.py
+        that no rule reads)."""
+        if not self.allow_count:
+            raise _where_error(tok.col, "count(...) is only in a property (--always, --sometimes, a property file)")
+        if self.counting:
+            raise _where_error(tok.col, "count(...) inside a count: count one step predicate at a time")
+        self.expect("(")
+        first = self.peek()
+        outer = (self.step, self.step_forms)
+        self.step, self.counting = True, True
+        body = self.implies()
+        self.step, self.step_forms = outer  # the body reads a step; the predicate around it need not
+        self.counting = False
+        comma = self.peek()
+        if comma.text != ",":
+            got = "the end" if comma.kind == "end" else repr(comma.text)
+            raise _where_error(
+                comma.col, f"expected ',' and a span ({', '.join(SPANS)}) after count's predicate, got {got}"
+            )
+        self.take()
+        span = self.take()
+        if span.kind != "name" or span.text not in SPANS:
+            raise _where_error(span.col, f"expected a span: {', '.join(SPANS)}")
+        self.expect(")")
+        text = " ".join(self.text[first.col - 1 : comma.col - 1].split())
+        at = ",".join(f"{k}={v}" for k, v in sorted(self.bound.items()))
+        digest = hashlib.sha1(f"{text}|{span.text}|{at}".encode()).hexdigest()[:10]
+        name = f"u_count_{digest}"
+        self.counters[name] = _counter(name, f"count({text}, {span.text})", body, span.text)
+        ref = FieldRef(f"count({text}, {span.text})", "int", lambda st: st.g(name), COUNT_WIDTH, top=COUNT_TOP)
+
+        def reads(s: State, a: Any, t: State) -> Val:
+            if a is None:  # a state predicate: the count in the state
+                return t.g(name)
+            return _bump(s, s.g(name), body(s, a, t))  # a step's: the steps of its span so far, this one too
+
+        return _Operand(tok.col, field=ref, reader=reads)
+
     def _param(self) -> _Operand:
         """`action.NAME` (after `action`): a parameter of the step's action, in the duel-log format's words."""
         self.expect(".")
@@ -474,6 +544,39 @@ class _Parser:
                 tok.col, f"{name!r} is not a parameter of an action (expected one of {', '.join(ACTION_PARAMS)})"
             )
         return _Operand(tok.col, field=ACTION_PARAMS[name], param=True)
+
+
+def _bump(s: State, old: Val, by: Val) -> Val:
+    """old + 1 when `by` holds, saturating at COUNT_TOP."""
+    k = s.k
+    return k.ite(by, k.ite(old >= COUNT_TOP, old, old + 1), old)
+
+
+def _same_span(span: str, s: State, t: State) -> Val:
+    """Whether the step from s to t stays in s's span: the duel, the turn, or the phase (the Battle Phase's
+    steps are one phase, 6.3.4)."""
+    k = s.k
+    if span == "this_duel":
+        return True
+    turn = s.g("turn") == t.g("turn")
+    if span == "this_turn":
+        return turn
+    battle = [int(ph) for ph in BATTLE_PHASE]
+    both = k.and_(k.one_of(s.g("phase"), battle), k.one_of(t.g("phase"), battle))
+    return k.and_(turn, k.or_(s.g("phase") == t.g("phase"), both))
+
+
+def _counter(name: str, words: str, body: StepPred, span: str) -> Any:
+    """The history field of one count: after a step, the steps of the span so far its predicate held for (0
+    once the step leaves the span); a board that starts midway starts it at 0."""
+    from duelcheck.model.state import FieldSpec
+    from duelcheck.properties.history import Counter
+
+    def advance(s: State, a: Any, t: State, idx: tuple[int, ...]) -> Val:
+        return s.k.ite(_same_span(span, s, t), _bump(s, s.g(name), body(s, a, t)), 0, w=COUNT_WIDTH)
+
+    spec = FieldSpec(name, (), "int", COUNT_WIDTH, f"{words} (history of a user's property)", ghost=True)
+    return Counter(spec, advance, lambda b, idx: 0)
 
 
 def _literal(f: FieldRef, o: _Operand) -> int | bool:
@@ -491,7 +594,48 @@ def _literal(f: FieldRef, o: _Operand) -> int | bool:
     if f.sort != "int":
         options = ", ".join(f.names) or "true, false"
         raise _where_error(o.col, f"{f.path} is not a number (expected {options})")
+    if f.top is not None and o.number >= f.top:
+        raise _where_error(o.col, f"{f.path} counts exactly up to {f.top - 1}: compare it with a smaller number")
     return o.number
+
+
+def _compare(left: list[tuple[int, _Operand]], op: _Tok, right: list[tuple[int, _Operand]]) -> StepPred:
+    """A comparison of two sums: of two operands as they are, or of the sum of their difference."""
+    if len(left) == 1 and len(right) == 1 and left[0][0] > 0 and right[0][0] > 0:
+        return _comparison(left[0][1], op, right[0][1])
+    terms = [*left, *((-sign, o) for sign, o in right)]
+    fields: list[tuple[int, _Operand]] = []
+    points = 0  # the numbers, moved to the right of the comparison
+    for sign, o in terms:
+        if o.action:
+            raise _where_error(o.col, "'action' is not a number: it cannot be added")
+        if o.name is not None:
+            raise _where_error(o.col, f"{o.name!r} cannot be added: only numbers and fields that are numbers")
+        if o.number is not None:
+            points -= sign * o.number
+            continue
+        assert o.field is not None
+        if o.field.sort != "int":
+            raise _where_error(o.col, f"{o.field.path} is not a number: it cannot be added")
+        fields.append((sign, o))
+    if not fields:
+        raise _where_error(op.col, "compare a field (e.g. players[0].lp - players[1].lp >= 1000), not two values")
+    first = fields[0][1].field
+    assert first is not None
+    for _, o in fields[1:]:
+        assert o.field is not None
+        if o.field.scale != first.scale:
+            raise _where_error(o.col, f"{first.path} and {o.field.path} are not the same kind of value")
+    gets = [(sign, o.get()) for sign, o in fields]
+
+    def total(s: State, a: Any, t: State) -> Val:
+        out: Val = 0
+        for sign, get in gets:
+            v = s.k.wide(get(s, a, t), SUM_WIDTH)
+            out = out + v if sign > 0 else out - v
+        return out
+
+    return _scaled(total, SUM_WIDTH, first.scale, op.text, points)
 
 
 def _comparison(left: _Operand, op: _Tok, right: _Operand) -> StepPred:
@@ -528,43 +672,49 @@ def _comparison(left: _Operand, op: _Tok, right: _Operand) -> StepPred:
     if isinstance(value, bool) or f.sort != "int":
         fn = _OPS[op.text]
         return lambda s, a, t: fn(get(s, a, t), value)
-    scaled = _scaled(f, op.text, value)
-    if left.param:
-        return lambda s, a, t: scaled(a)
-    return (lambda s, a, t: scaled(t)) if left.post else (lambda s, a, t: scaled(s))
+    return _scaled(left.get(), f.width, f.scale, op.text, value)
 
 
-def _scaled(f: FieldRef, op: str, points: int) -> Pred:
-    """A field held in units of `f.scale` against a literal in the log's units (LP 1000 is 10 units)."""
-    sc = f.scale
+def _scaled(get: StepPred, width: int, sc: int, op: str, points: int) -> StepPred:
+    """A value held in units of `sc` (a field, or a sum of fields, of `width` bits) against a literal in the
+    log's units (LP 1000 is 10 units)."""
     if op in ("==", "!=") and points % sc:
         const = op == "!="
-        return lambda s: const
+        return lambda s, a, t: const
     units = {"==": points // sc, "!=": points // sc, "<=": points // sc, ">": points // sc}
     units |= {"<": -((-points) // sc), ">=": -((-points) // sc)}
     c = units[op]
-    lo, hi = -(1 << (f.width - 1)), (1 << (f.width - 1)) - 1
-    if c > hi or c < lo:  # past what the field can hold: the answer does not depend on the state
+    lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    if c > hi or c < lo:  # past what the value can hold: the answer does not depend on the state
         const = {"==": False, "!=": True, "<": c > hi, "<=": c > hi, ">": c < lo, ">=": c < lo}[op]
-        return lambda s: const
+        return lambda s, a, t: const
     fn = _OPS[op]
-    return lambda s: fn(f.get(s), c)
+    return lambda s, a, t: fn(get(s, a, t), c)
 
 
-def parse_where(text: str, rules: Rules) -> Pred:
+def parse_where(text: str, rules: Rules, counts: bool = False) -> Pred:
     """A `--where` constraint as a predicate over a state (concrete or symbolic). A syntax error or an
-    unknown name is an InputError naming the column."""
+    unknown name is an InputError naming the column. `counts`: count(...) allowed (a property's predicate)."""
     if not text.strip():
         raise _where_error(1, "expected a constraint, e.g. players[1].lp <= 1000 and phase == battle_step")
-    pred = _Parser(text, rules).parse()
+    pred = _Parser(text, rules, allow_count=counts).parse()
     return lambda st: pred(st, None, st)
 
 
-def parse_step(text: str, rules: Rules) -> tuple[StepPred, bool]:
-    """A predicate of a step (fields of the state before, `next.FIELD` after, `action`), and whether it used
-    the step's forms at all (when not, it is a predicate of the state before)."""
+@dataclass(frozen=True)
+class Parsed:
+    """A property's predicate: of a step (fields of the state before, `next.FIELD` after, `action`); whether
+    it used the step's forms at all (when not, it is a predicate of a state); the history its counts keep."""
+
+    pred: StepPred
+    reads_step: bool
+    counters: tuple[Any, ...]
+
+
+def parse_step(text: str, rules: Rules) -> Parsed:
+    """A property's predicate, read as a step predicate (count(...) allowed)."""
     if not text.strip():
         raise _where_error(1, "expected a constraint, e.g. action == declare_attack implies phase == battle_step")
-    parser = _Parser(text, rules, step=True)
+    parser = _Parser(text, rules, step=True, allow_count=True)
     pred = parser.parse()
-    return pred, parser.step_forms
+    return Parsed(pred, parser.step_forms, tuple(parser.counters[n] for n in sorted(parser.counters)))

@@ -362,8 +362,7 @@ def to_dot(graph: PhaseGraph, title: str) -> str:
     """The graph as Graphviz DOT: nodes in the rulebook's words with their clauses, the Battle Phase
     (6.3.4) as a cluster; edges possible only on turn 1 dashed and labelled, phases not reached on
     turn 1 grey."""
-    changed = graph.rules.changed()
-    rules_line = ", ".join(f"{k} = {_toml(v)}" for k, v in changed.items()) or "official rules"
+    rules_line = ", ".join(graph.rules.words(lambda k, v: f"{k} = {_toml(v)}")) or "official rules"
     legend = "blue: turn 1 and later turns; grey: later turns only; dashed: turn 1 only"
     heading = "\n".join((title, rules_line, legend))
     lines = [

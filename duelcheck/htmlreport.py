@@ -90,12 +90,14 @@ def _rules_section(rules: Rules) -> str:
     changed = rules.changed()
     official = Rules()
     if changed:
-        said = ", ".join(f"<code>{escape(k)} = {escape(_value(v))}</code>" for k, v in changed.items())
+        said = ", ".join(f"<code>{escape(w)}</code>" for w in rules.words(lambda k, v: f"{k} = {_value(v)}"))
         head = f"<p>Changed from the official rules: {said}.</p>"
     else:
         head = "<p>The official rules: no rule parameter changed.</p>"
     rows = []
     for name, spec in Rules.model_fields.items():
+        if name == "changes":  # said in words above
+            continue
         value, default = getattr(rules, name), getattr(official, name)
         cls = ' class="changed"' if name in changed else ""
         rows.append(
@@ -161,8 +163,7 @@ def report_html(
     for r in results:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     tally = ", ".join(f"{n} {v}" for v, n in counts.items()) or "no results"
-    changed = report.rules.changed()
-    rules_line = ", ".join(f"{k} = {_value(v)}" for k, v in changed.items()) or "official rules"
+    rules_line = ", ".join(report.rules.words(lambda k, v: f"{k} = {_value(v)}")) or "official rules"
 
     rows = []
     for i, (r, (trace, _path)) in enumerate(zip(results, traces, strict=True)):

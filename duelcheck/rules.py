@@ -3,13 +3,46 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from duelcheck.errors import InputError, InternalError
+
+
+class Change(BaseModel):
+    """One edit of the rules beyond the knobs (a rule file's `[[change]]` table, docs/rule-changes.md): a guard
+    dropped (`drop = "ACTION.GUARD"`), negated (`negate = "ACTION.GUARD"`), or a new guard required of an
+    action (`require = "EXPR"`, `action = "NAME"`, `reason = "..."`: a predicate of the state before the action
+    and its parameters, in the language of a user's properties). Guards are named as `duelcheck rules` lists
+    them."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    drop: str | None = None
+    negate: str | None = None
+    require: str | None = None
+    action: str | None = None
+    reason: str | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        given = [k for k in ("drop", "negate", "require") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("a change holds one of drop, negate or require")
+        if self.require is not None and (not self.action or not self.reason):
+            raise ValueError("require needs action = NAME and reason = the words a judge says when it fails")
+        if self.require is None and (self.action is not None or self.reason is not None):
+            raise ValueError("drop and negate name their guard alone (ACTION.GUARD): no action or reason")
+
+    def words(self) -> str:
+        if self.drop is not None:
+            return f"drop {self.drop}"
+        if self.negate is not None:
+            return f"negate {self.negate}"
+        return f"require {self.require} of {self.action} ({self.reason})"
 
 
 class Rules(BaseModel):
@@ -72,6 +105,20 @@ class Rules(BaseModel):
         "overview: only ATK/DEF changes and Counter Traps, up to before damage calculation)",
     )
 
+    changes: tuple[Change, ...] = Field(
+        (),
+        description="edits of the rules beyond the knobs: guards dropped, negated or added (a rule file's [[change]] "
+        "tables, docs/rule-changes.md)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _changes_as_tuple(cls, data: Any) -> Any:
+        """Changes read from JSON or TOML come as a list."""
+        if isinstance(data, dict) and isinstance(data.get("changes"), list):
+            return {**data, "changes": tuple(data["changes"])}
+        return data
+
     def model_post_init(self, __context: Any) -> None:
         if self.starting_hand > self.deck_size:
             raise ValueError("starting_hand must not exceed deck_size")
@@ -80,6 +127,12 @@ class Rules(BaseModel):
         """The parameters that differ from the official defaults."""
         base = Rules()
         return {k: v for k, v in self.model_dump().items() if getattr(base, k) != v}
+
+    def words(self, form: Callable[[str, Any], str] = lambda k, v: f"{k}={v}") -> list[str]:
+        """What differs from the official rules, for a person: each knob changed (in `form`), then each change
+        in words ("drop ACTION.GUARD", ...)."""
+        knobs = [form(k, v) for k, v in self.changed().items() if k != "changes"]
+        return knobs + [c.words() for c in self.changes]
 
 
 @dataclass(frozen=True)
@@ -135,15 +188,31 @@ def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
     """Validate a mapping of rule parameters; an optional `preset` key starts from a named preset. A preset's
     own file (its knobs in a `[rules]` table) is read as the knobs of that table."""
     data, prefix = _unwrap_preset(dict(data), path)
+    if "change" in data:  # a rule file's [[change]] tables
+        if "changes" in data:
+            raise _fail(path, prefix + "change", "expected [[change]] tables or a changes list, not both")
+        data["changes"] = data.pop("change")
+    if "changes" in data and not (
+        isinstance(data["changes"], (list, tuple)) and all(isinstance(c, dict) for c in data["changes"])
+    ):
+        raise _fail(path, prefix + "change", "expected [[change]] tables")
     preset = data.pop("preset", "official")
     if not isinstance(preset, str) or preset not in PRESETS:
         raise _fail(path, prefix + "preset", f"expected one of {', '.join(sorted(PRESETS))}")
     merged = {**PRESETS[preset], **data}
     try:
-        return Rules(**merged)
+        rules = Rules(**merged)
     except ValidationError as exc:
         err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"]) or "(file)"
+        loc = list(err["loc"])
+        if loc[:1] == ["changes"] and len(loc) >= 2:  # a [[change]] table: change[i].key
+            key = f"change[{loc[1]}]" + "".join(f".{part}" for part in loc[2:])
+            if err["type"] == "extra_forbidden":
+                expected = "unknown key; expected drop, negate, or require with action and reason"
+                raise _fail(path, prefix + key, expected) from None
+            msg = str(err.get("ctx", {}).get("error") or err["msg"]).removeprefix("Value error, ")
+            raise _fail(path, prefix + key, msg) from None
+        key = ".".join(str(p) for p in loc) or "(file)"
         if err["type"] == "extra_forbidden":
             msg = f"unknown key; expected one of {', '.join(Rules.model_fields)}"
         else:
@@ -157,6 +226,11 @@ def rules_from_mapping(data: dict[str, Any], path: str = "<rules>") -> Rules:
         raise _fail(path, prefix + key, msg) from None
     except ValueError as exc:  # cross-field checks
         raise _fail(path, "(file)", str(exc)) from None
+    if rules.changes:
+        from duelcheck.model.changes import check_changes
+
+        check_changes(rules, path, prefix)
+    return rules
 
 
 def load_rules(path: str | Path | None) -> Rules:

@@ -42,6 +42,7 @@ from duelcheck.model.cards import (
     Pending,
     Phase,
 )
+from duelcheck.model.changes import with_changes
 from duelcheck.model.kit import Val
 from duelcheck.model.state import PARAMS, Builder, State, action_body
 
@@ -82,8 +83,9 @@ ACTIONS: list[Action] = []
 
 def action(name: str, clause: str, params: tuple[str, ...], candidates: Candidates) -> Callable[[Body], Body]:
     def register(fn: Body) -> Body:
-        ACTIONS.append(Action(name, clause, (fn.__doc__ or "").strip(), params, fn, candidates))
-        return fn
+        body = with_changes(name, fn)  # a rule file's [[change]] tables apply to it (model/changes.py)
+        ACTIONS.append(Action(name, clause, (fn.__doc__ or "").strip(), params, body, candidates))
+        return body
 
     return register
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import z3
 
+from duelcheck.model import changes
 from duelcheck.model.cards import (
     ATK_CAP,
     ATK_CHANGES,
@@ -297,6 +298,8 @@ class Builder(State):
         """Concrete evaluation behind a false `when`, where no mutation hook still needs to count the guard calls
         (none installed, or one past the call it changes: `MutationHook.counting`): every write and guard conjunct
         here is a no-op, so a helper may return at once (it only saves time)."""
+        if self.r.changes:  # a changed guard is named by its place among its action's calls: every call counts
+            return False
         return not self.alive[-1] and not self.k.symbolic and (MUTATION is None or not MUTATION.counting)
 
     def _cond(self) -> Val:
@@ -311,6 +314,12 @@ class Builder(State):
     def require(self, cond: Val, reason: str | Callable[[State], str]) -> None:
         """A conjunct of the guard, with the clause and words a judge would use when it fails (a function of
         the state before the action where the clause to cite depends on it, as who acts first in a phase)."""
+        if self.r.changes or changes.RECORD is not None:  # a rule file's [[change]] tables (model/changes.py)
+            how, reason = changes.applied(self.r, reason)
+            if how == "drop":
+                return
+            if how == "negate":
+                cond = self.k.not_(cond)
         if MUTATION is not None:  # the mutation hook (below): off unless engines/mutate.py turns it on
             change = MUTATION.visit(reason)
             if change == "drop":

@@ -370,8 +370,7 @@ def _write_report(path: Path, report: Any, folder: Path) -> None:
     from duelcheck.graph import phase_graph, render_svg, to_dot
     from duelcheck.htmlreport import report_html
 
-    changed = report.rules.changed()
-    name = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official rules"
+    name = ", ".join(report.rules.words()) or "official rules"
     dot = to_dot(phase_graph(report.rules), f"Phases and steps under {name}")
     page = report_html(report, folder, render_svg(dot) or dot)
     _write_file(path, page, "--report")
@@ -396,8 +395,7 @@ def _write_summary(folder: Path, report: Any) -> None:
 def _print_table(report: Any) -> None:
     """The results: a table fitted to the terminal (no name is ever wrapped); tab-separated rows with the
     other lines as `#` comments when stdout is not a terminal, so that grep, cut and awk read it."""
-    changed = report.rules.changed()
-    rules_line = ", ".join(f"{k}={v}" for k, v in changed.items()) or "official defaults"
+    rules_line = ", ".join(report.rules.words()) or "official defaults"
     head = f"duelcheck {__version__}   rules: {rules_line}   bound: {report.depth}"
     notes = [
         f"{r.label}: {r.note}"

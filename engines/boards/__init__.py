@@ -60,7 +60,6 @@ from duelcheck.engines.boards.guards import (  # noqa: F401
     Guard,
     collect_guards,
     expressible,
-    slugify,
 )
 from duelcheck.engines.boards.logs import (  # noqa: F401
     _entry,
@@ -123,3 +122,4 @@ from duelcheck.engines.boards.writing import (  # noqa: F401
     PYTEST_MODULE,
     write,
 )
+from duelcheck.model.changes import slugify  # noqa: F401

@@ -4,7 +4,6 @@ what the duel-log format can write of its parameters.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,7 @@ from duelcheck.model.cards import (
     Cost,
     Kind,
 )
+from duelcheck.model.changes import slug_of
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS, Action, Params
 from duelcheck.model.state import PARAMS, MutationHook, State, action_body
 from duelcheck.model.system import TransitionSystem
@@ -74,16 +74,6 @@ class ActionGuards:
         return [g for g in self.guards if g.tested]
 
 
-def slugify(text: str, limit: int = 56) -> str:
-    """Words as a file-name part: lower case, dashes, no clause number, at most `limit` characters."""
-    text = re.sub(r"^((\d+(\.\d+)+)|(seed \d{3}( \([^)]*\))?)|model( bound| catalogue| range)?):\s*", "", text)
-    text = re.sub(r"\{[^}]*\}", "", text)
-    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    if len(words) > limit:
-        words = words[:limit].rsplit("-", 1)[0]
-    return words or "guard"
-
-
 def guard_slugs(said: list[Reason]) -> list[str]:
     """Each guard's name within its action, from its words alone (a state-dependent reason: its function's
     name): a slug of the reason, numbered only among guards with the same words. A guard's name does not
@@ -91,7 +81,7 @@ def guard_slugs(said: list[Reason]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for reason in said:
-        base = re.sub(r"_", "-", reason.__name__) if callable(reason) else slugify(reason)
+        base = slug_of(reason)
         seen[base] = seen.get(base, 0) + 1
         out.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return out

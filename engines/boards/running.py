@@ -16,11 +16,12 @@ from duelcheck.conformance import broken_clause
 from duelcheck.engines.boards.beyond import deep_search, reachable_facts, witness_plays
 from duelcheck.engines.boards.boundaries import BOUNDARIES
 from duelcheck.engines.boards.bounded import Goal, search
-from duelcheck.engines.boards.guards import ActionGuards, collect_guards, slugify
+from duelcheck.engines.boards.guards import ActionGuards, collect_guards
 from duelcheck.engines.boards.logs import certify
 from duelcheck.engines.boards.twins import classify, seeded_twins, unreachable_by_induction
 from duelcheck.engines.boards.where import parse_where
 from duelcheck.errors import InputError
+from duelcheck.model.changes import slugify
 from duelcheck.model.rules import ACTION_BY_NAME, ACTIONS
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules

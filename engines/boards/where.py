@@ -301,7 +301,7 @@ class _Parser:
     `next.` and `action` only in a step predicate (and in a count's body, which is one); count only in a
     property. A quantifier's NAME stands for an index in the paths of its body."""
 
-    def __init__(self, text: str, rules: Rules, step: bool = False, allow_count: bool = False):
+    def __init__(self, text: str, rules: Rules, step: bool = False, allow_count: bool = False, after: bool = True):
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
@@ -312,6 +312,7 @@ class _Parser:
         self.allow_count = allow_count  # a property's predicate: its counts are kept as history
         self.counting = False  # inside a count's body
         self.counters: dict[str, Any] = {}  # the counts' history fields (properties/history.py Counter), by name
+        self.after = after  # `next.` allowed (not in a guard, which reads the state before its action)
 
     def peek(self) -> _Tok:
         return self.toks[self.i]
@@ -460,6 +461,8 @@ class _Parser:
             if not self.step:
                 raise _where_error(tok.col, f"{tok.text!r} is only in a step predicate (a property's `step`)")
             self.step_forms = True
+            if tok.text == "next" and not self.after:
+                raise _where_error(tok.col, "'next' is not in a guard: it reads the state before its action")
             if tok.text == "action":
                 if not (self.peek().kind == "punct" and self.peek().text == "."):
                     return _Operand(tok.col, action=True)
@@ -709,6 +712,14 @@ class Parsed:
     pred: StepPred
     reads_step: bool
     counters: tuple[Any, ...]
+
+
+def parse_guard(text: str, rules: Rules) -> StepPred:
+    """A new guard of an action (a rule file's `require`): a predicate of the state before the action and its
+    parameters (`action.NAME`); no `next.`, no count."""
+    if not text.strip():
+        raise _where_error(1, "expected a condition, e.g. turn >= 3")
+    return _Parser(text, rules, step=True, after=False).parse()
 
 
 def parse_step(text: str, rules: Rules) -> Parsed:

@@ -1,0 +1,154 @@
+"""Rule changes in files (a rule file's [[change]] tables, model/changes.py): a guard added, dropped or
+negated is checked, replayed and diffed against the official rules, in both semantics, with the new words."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from duelcheck.cli import main
+from duelcheck.errors import InputError
+from duelcheck.rules import Rules, load_rules
+
+ADD = """
+[[change]]
+require = "turn >= 3"
+action = "declare_attack"
+reason = "house rule: no attacks before turn 3"
+"""
+DROP = """
+[[change]]
+drop = "normal_summon.only-1-normal-summon-or-set-per-turn-across-main-phase"
+"""
+NEGATE = """
+[[change]]
+negate = "declare_attack.the-opponent-controls-no-monster-the-attack-is-a-direct"
+"""
+# turn 2: player 1 Normal Summons a monster and attacks directly (the rules' steps, the duel-log format)
+ATTACK_ON_TURN_2 = [
+    {"action": "end_step"},
+    {"action": "end_step"},
+    {"action": "end_step", "then": "end_phase"},
+    {"action": "end_step"},
+    {"action": "normal_draw"},
+    {"action": "end_step"},
+    {"action": "end_step"},
+    {"action": "normal_summon", "atk": 1000, "def": 1000},
+    {"action": "end_step", "then": "battle_phase"},
+    {"action": "end_step"},
+    {"action": "declare_attack", "attacker": 0, "target": "direct"},
+]
+
+
+def _log(rules: Rules) -> dict[str, object]:
+    """The play as a duel log recorded under `rules` (its changes as the log's JSON holds them)."""
+    return {"format": "duelcheck-log/1", "rules": json.loads(json.dumps(rules.changed())), "actions": ATTACK_ON_TURN_2}
+
+
+def _rules(tmp_path: Path, text: str, name: str = "changed.toml") -> Rules:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return load_rules(path)
+
+
+def test_a_guard_added_from_a_file_is_replayed_and_diffed_with_its_reason(tmp_path: Path) -> None:
+    from duelcheck.conformance import replay
+    from duelcheck.engines.diff import diff
+
+    rules = _rules(tmp_path, ADD)
+    play = _log(rules)
+    report = replay(play)
+    refused = [s for s in report.steps if not s.legal]
+    assert [s.index for s in refused] == [len(ATTACK_ON_TURN_2)]
+    assert refused[0].reason == "house rule: no attacks before turn 3"
+    assert all(s.legal for s in replay({**play, "rules": {}}).steps)  # the official rules take it
+    got = diff(Rules(), rules, 10)
+    assert got.a_to_b is not None and got.a_to_b.kind == "refused" and got.a_to_b.trace is not None
+    assert "house rule: no attacks before turn 3" in got.a_to_b.reason
+    assert got.a_to_b.trace.steps[-1].action == "declare_attack"
+    assert got.b_to_a is None  # a guard added only removes plays
+
+
+def test_a_dropped_guard_breaks_its_property_with_a_certified_trace(tmp_path: Path) -> None:
+    import duelcheck
+
+    rules = _rules(tmp_path, DROP)
+    report = duelcheck.check(rules=rules, properties=["normal-summon-limit"], depth=8, prove=False, simulate=False)
+    broken = [r for r in report.results if r.verdict == "violated"]
+    assert broken and broken[0].trace is not None
+    actions = [s.action for s in broken[0].trace.steps]
+    assert actions.count("normal_summon") + actions.count("set_monster") >= 2
+    from duelcheck.engines.diff import diff
+
+    got = diff(rules, Rules(), 8)  # the play the change allows: the official rules refuse its last step
+    assert got.a_to_b is not None and got.a_to_b.kind == "refused"
+    assert "Normal Summon or Set per turn" in got.a_to_b.reason
+
+
+def test_a_negated_guard_is_refused_with_its_new_words_in_both_semantics(tmp_path: Path) -> None:
+    from duelcheck.conformance import replay
+    from duelcheck.engines.diff import diff
+
+    rules = _rules(tmp_path, NEGATE)
+    play = _log(rules)
+    refused = [s for s in replay(play).steps if not s.legal]
+    assert [s.index for s in refused] == [len(ATTACK_ON_TURN_2)]
+    assert "negated" in (refused[0].reason or "") and "the attack is a direct attack" in (refused[0].reason or "")
+    got = diff(Rules(), rules, 11)
+    assert got.a_to_b is not None and got.a_to_b.kind == "refused" and "negated" in got.a_to_b.reason
+
+
+def test_the_rulebook_lists_the_changed_rules_and_the_names_changes_use() -> None:
+    """`duelcheck rules --rules FILE` shows the rules with the changes applied; every guard `duelcheck rules`
+    names (an action's own) is a name a change can use."""
+    from duelcheck.model.changes import guard_names
+
+    book = json.loads(CliRunner().invoke(main, ["rules", "--format", "json"]).stdout)
+    listed = {g["name"] for e in book for g in e["guards"] if g["kind"] != "part"}
+    assert listed <= set(guard_names(Rules())), sorted(listed - set(guard_names(Rules())))[:3]
+
+
+def test_a_guards_name_within_a_run_survives_renaming_or_moving_another() -> None:
+    from duelcheck.model import changes
+
+    reasons = ["6.3.4.2: attacks are declared in the Battle Step", "seed 000: x", "model range: y", "6.3.1: w", "z"]
+    rng = random.Random(7)
+
+    def names(said: list[str]) -> dict[str, str]:
+        changes.RUNNING.append(("act", {}))
+        try:
+            return {r: changes._name(r) for r in said}
+        finally:
+            changes.RUNNING.pop()
+
+    before = names(reasons)
+    for _ in range(10):
+        moved = rng.sample(reasons, len(reasons))
+        renamed = [r if r != moved[0] else r + " (renamed)" for r in moved]
+        after = names(renamed)
+        assert all(after[r] == before[r] for r in reasons if r != moved[0])
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('[[change]]\ndrop = "declare_attack.no-such-guard"\n', "change[0].drop: no guard 'declare_attack.no-such"),
+        ('[[change]]\nnegate = "pass.x"\ndrop = "pass.y"\n', "change[0]: a change holds one of drop, negate"),
+        ('[[change]]\nrequire = "turn >= 3"\naction = "declare_atack"\nreason = "r"\n', "did you mean declare_attack"),
+        ('[[change]]\nrequire = "turn >= "\naction = "pass"\nreason = "r"\n', "change[0].require: column 9"),
+        ('[[change]]\nrequire = "next.turn == 1"\naction = "pass"\nreason = "r"\n', "'next' is not in a guard"),
+        ('[[change]]\nrequire = "turn >= 3"\naction = "pass"\n', "require needs action = NAME and reason"),
+        ('[[change]]\ndrop = "pass.x"\nwhy = "r"\n', "change[0].why: unknown key"),
+    ],
+)
+def test_a_malformed_change_is_one_line_naming_the_table(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=words.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")):
+        load_rules(path)
+    run = CliRunner().invoke(main, ["rules", "--rules", str(path)])
+    assert run.exit_code == 2 and len(run.stderr.strip().splitlines()) == 1 and str(path) in run.stderr

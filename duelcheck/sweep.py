@@ -3,18 +3,21 @@
 A grid file (TOML) names the properties, the bound and the values of the knobs to try:
 
     properties = ["first-turn-no-draw", "reach-turn-3"]   # labels (name or name[case]); default: all
+    property_files = ["questions.toml"]                  # a user's [[property]] tables (their names are labels)
     depth = 10                                           # default: duelcheck check's bound (24)
     [grid]                                               # default: the official rules alone
     preset = ["official", "goat"]
+    rules = ["house-rule.toml"]                          # rule files: knobs and [[change]] tables
     hand_limit = [5, 6, 7]
     [check]                                              # engine options of duelcheck.api.check
     prove = false                                        # also: simulate, timeout, property_timeout,
                                                          #       solver, cache
 
 The rule sets are the cartesian product of the grid's lists, in a fixed order that does not depend on how the
-file orders its keys: `preset` first, then the knobs in the order of `duelcheck.rules.Rules` (the README's
-table), each list in the order written, the last key varying fastest. A cell is one rule set and one property
-label; a property with several cases is one cell per case. Cells run in that order (rule sets, then labels).
+file orders its keys: `preset` first, then `rules` (rule files, relative to the grid's folder, whose knobs the
+grid's own knobs override), then the knobs in the order of `duelcheck.rules.Rules` (the README's table), each
+list in the order written, the last key varying fastest. A cell is one rule set and one property label; a
+property with several cases is one cell per case. Cells run in that order (rule sets, then labels).
 
 Every finished cell is committed at once to a SQLite store, keyed by the rule set's hash (sha256 of its
 `model_dump()` as sorted JSON), the property label and the model version (the proof cache's digest of the
@@ -53,7 +56,7 @@ from duelcheck.rules import PRESETS, Rules, rules_from_mapping
 DEFAULT_STORE = Path("duelcheck-sweep.sqlite")
 CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler given by --scheduler
 MAX_CELLS = 100_000
-TOP_KEYS = ("properties", "depth", "grid", "check")
+TOP_KEYS = ("properties", "property_files", "depth", "grid", "check")
 SOLVERS = ("auto", "yices", "z3")
 # The engine options a grid's [check] table may set, and whether each one is part of a result's settings (a
 # result made with other settings is run again); the proof cache's folder changes no verdict.
@@ -64,6 +67,7 @@ CHECK_OPTIONS = {
     "property_timeout": True,
     "solver": True,
     "cache": False,
+    "property_files": True,  # set from the grid's top level: each file's path and digest (a changed file runs again)
 }
 VERDICTS = ("holds", "violated", "found", "unreachable", "not-found", "unknown", "interrupted")
 _ADDRESS = re.compile(r"^tcp://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(?P<port>[0-9]{1,5})$")
@@ -150,12 +154,40 @@ def _row_name(assignment: Mapping[str, Any]) -> str:
     preset = assignment.get("preset", "official")
     base = Rules(**PRESETS[preset]) if preset in PRESETS else Rules()
     parts = [f"preset={preset}"] if preset != "official" else []
-    parts += [f"{k}={_show(v)}" for k, v in assignment.items() if k != "preset" and getattr(base, k) != v]
+    parts += [f"rules={assignment['rules']}"] if "rules" in assignment else []
+    knobs = {k: v for k, v in assignment.items() if k not in ("preset", "rules")}
+    parts += [f"{k}={_show(v)}" for k, v in knobs.items() if getattr(base, k) != v]
     return ", ".join(parts) or "official"
 
 
-def _labels(path: str, raw: Any) -> list[str]:
-    known = all_labels()
+def _property_files(path: str, raw: Any) -> list[tuple[str, str]]:
+    """The grid's property files (relative to its folder), each with the digest of its text, every property
+    in them parsed once here (a malformed one is the grid's bad input)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
+        raise InputError(f"{path}: property_files: expected a non-empty list of paths")
+    from duelcheck.properties.user import from_file
+
+    out = []
+    for i, item in enumerate(raw):
+        p = (Path(path).parent / item).resolve()
+        try:
+            from_file(p, Rules())
+        except InputError as exc:
+            raise InputError(f"{path}: property_files[{i}]: {exc}") from None
+        out.append((str(p), hashlib.sha256(p.read_bytes()).hexdigest()[:16]))
+    return out
+
+
+def _user_labels(files: list[tuple[str, str]]) -> list[str]:
+    from duelcheck.properties.user import from_file
+
+    return [p.name for f, _ in files for p in from_file(f, Rules())]
+
+
+def _labels(path: str, raw: Any, extra: tuple[str, ...] | list[str] = ()) -> list[str]:
+    known = [*all_labels(), *extra]
     if raw is None:
         return known
     if not isinstance(raw, list) or not raw:
@@ -222,7 +254,7 @@ def _rule_sets(path: str, raw: Any) -> list[RuleSet]:
         raise InputError(f"{path}: grid: expected a table of knobs, each with a list of values")
     knobs = list(Rules.model_fields)
     for key, values in raw.items():
-        if key != "preset" and key not in Rules.model_fields:
+        if key not in ("preset", "rules") and key not in Rules.model_fields:
             close = difflib.get_close_matches(key, ["preset", *knobs], n=1, cutoff=0.6)
             hint = f"did you mean {close[0]}? " if close else ""
             raise InputError(f"{path}: grid.{key}: unknown knob; {hint}expected preset or one of {', '.join(knobs)}")
@@ -231,9 +263,13 @@ def _rule_sets(path: str, raw: Any) -> list[RuleSet]:
         for i, value in enumerate(values):
             if key == "preset" and (not isinstance(value, str) or value not in PRESETS):
                 raise InputError(f"{path}: grid.preset[{i}]: expected one of {', '.join(PRESETS)}, got {value!r}")
+            if key == "rules" and not isinstance(value, str):
+                raise InputError(f"{path}: grid.rules[{i}]: expected the path of a rule file, got {value!r}")
             if any(type(v) is type(value) and v == value for v in values[:i]):
                 raise InputError(f"{path}: grid.{key}[{i}]: {value!r} is listed twice")
-    keys = sorted(raw, key=lambda k: -1 if k == "preset" else knobs.index(k))
+    order = {"preset": -2, "rules": -1}
+    keys = sorted(raw, key=lambda k: order.get(k, knobs.index(k) if k in knobs else 0))
+    files = {f: _rule_file(path, f) for f in raw.get("rules", [])}
     count = 1
     for key in keys:
         count *= len(raw[key])
@@ -243,8 +279,11 @@ def _rule_sets(path: str, raw: Any) -> list[RuleSet]:
     for combo in itertools.product(*(raw[k] for k in keys)):
         assignment = dict(zip(keys, combo, strict=True))
         name = _row_name(assignment)
+        mapping = dict(assignment)
+        if "rules" in mapping:  # a rule file's knobs and changes, under the grid's own knobs
+            mapping = {**files[mapping.pop("rules")], **mapping}
         try:
-            rules = rules_from_mapping(assignment, f"{path}: grid")
+            rules = rules_from_mapping(mapping, f"{path}: grid")
         except InputError as exc:
             text = str(exc).replace(": grid: (file): ", ": grid: ")
             if text.startswith(f"{path}: grid: "):
@@ -254,15 +293,29 @@ def _rule_sets(path: str, raw: Any) -> list[RuleSet]:
     return out
 
 
+def _rule_file(path: str, item: str) -> dict[str, Any]:
+    """A grid's rule file (relative to the grid's folder) as the knobs and changes it sets."""
+    from duelcheck.rules import load_rules
+
+    try:
+        rules = load_rules(Path(path).parent / item)
+    except InputError as exc:
+        raise InputError(f"{path}: grid.rules: {exc}") from None
+    return rules.changed()
+
+
 def grid_from_mapping(data: Mapping[str, Any], path: str = "<grid>") -> Grid:
     """Validate a parsed grid file strictly: an unknown key, a wrong type, an unknown knob or property or an
     empty list raises `InputError` naming the file and the key."""
     for key in data:
         if key not in TOP_KEYS:
             raise InputError(f"{path}: {key}: unknown key; expected one of {', '.join(TOP_KEYS)}")
-    labels = _labels(path, data.get("properties"))
+    files = _property_files(path, data.get("property_files"))
+    labels = _labels(path, data.get("properties"), _user_labels(files))
     depth = _depth(path, data.get("depth"))
     options = _options(path, data.get("check"))
+    if files:
+        options["property_files"] = files
     rule_sets = _rule_sets(path, data.get("grid"))
     return Grid(path, rule_sets, labels, depth, options)
 
@@ -430,6 +483,7 @@ def run_cell(rules: dict[str, Any], label: str, depth: int, options: dict[str, A
             simulate=options.get("simulate", True),
             cache=options.get("cache", True),
             property_timeout=options.get("property_timeout"),
+            property_files=[f for f, _ in options.get("property_files", ())],
         )
         found = [r for r in report.results if r.label == label]
         if len(found) != 1:

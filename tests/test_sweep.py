@@ -276,6 +276,9 @@ BAD_GRIDS = [
     ("[check]\ntimeout = 0\n", "check.timeout"),
     ("grid = 3\n", "grid"),
     ("[grid\n", "not valid TOML"),
+    ('property_files = ["no-such.toml"]\n', "no-such.toml"),
+    ('[grid]\nrules = ["no-such-rules.toml"]\n', "grid.rules"),
+    ("[grid]\nrules = [3]\n", "grid.rules[0]"),
 ]
 
 
@@ -299,3 +302,34 @@ def test_an_unreachable_scheduler_is_one_line_within_seconds(tmp_path: Path) -> 
     assert _count(store) == 0
     bad = CliRunner().invoke(main, ["sweep", str(grid), "--store", str(store), "--scheduler", "localhost"])
     assert bad.exit_code == 2 and "--scheduler" in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_a_grid_of_rule_files_and_a_users_properties(tmp_path: Path) -> None:
+    """A grid's `rules = [...]` (rule files, with their [[change]] tables) under its own knobs, and its
+    `property_files`, whose properties are labels like the shipped ones: each cell runs them."""
+    (tmp_path / "house.toml").write_text(
+        '[[change]]\nrequire = "turn >= 3"\naction = "declare_attack"\nreason = "house rule"\n', encoding="utf-8"
+    )
+    (tmp_path / "q.toml").write_text(
+        '[[property]]\nname = "attacks-from-turn-3"\nkind = "always"\n'
+        'step = "action == declare_attack implies turn >= 3"\n',
+        encoding="utf-8",
+    )
+    grid = sweep.grid_from_mapping(
+        {
+            "properties": ["attacks-from-turn-3"],
+            "property_files": ["q.toml"],
+            "depth": 8,
+            "grid": {"hand_limit": [5], "rules": ["house.toml"]},
+            "check": {"prove": False, "simulate": False},
+        },
+        str(tmp_path / "grid.toml"),
+    )
+    (row,) = grid.rule_sets
+    assert row.name == "rules=house.toml, hand_limit=5"
+    assert row.rules.hand_limit == 5 and [c.reason for c in row.rules.changes] == ["house rule"]
+    assert grid.labels == ["attacks-from-turn-3"]
+    got = sweep.run_cell(row.rules.model_dump(), "attacks-from-turn-3", grid.depth, grid.options)
+    assert got["verdict"] == "holds"
+    official = sweep.run_cell({}, "attacks-from-turn-3", grid.depth, grid.options)
+    assert official["verdict"] == "violated" and official["length"] == 7

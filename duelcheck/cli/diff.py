@@ -16,24 +16,39 @@ from duelcheck.cli._core import EXIT_OK, EXIT_UNKNOWN, _guard, _safe, main
 @click.argument("rules_b")
 @click.option("--depth", type=click.IntRange(0, 200), default=12, show_default=True, help="The bound of both searches.")
 @click.option("--property", "names", multiple=True, help="Compare only these properties' verdicts (repeatable).")
+@click.option(
+    "--properties",
+    "property_files",
+    multiple=True,
+    help="Also compare the [[property]] tables of this TOML file (repeatable; docs/properties.md).",
+)
 @click.option("--no-verdicts", is_flag=True, help="Only the shortest distinguishing plays, not the verdicts.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @_guard
-def diff_cmd(rules_a: str, rules_b: str, depth: int, names: tuple[str, ...], no_verdicts: bool, fmt: str) -> None:
+def diff_cmd(
+    rules_a: str,
+    rules_b: str,
+    depth: int,
+    names: tuple[str, ...],
+    property_files: tuple[str, ...],
+    no_verdicts: bool,
+    fmt: str,
+) -> None:
     """Two rule sets (files or preset names) side by side: every property's verdict under each, and in each
     direction the shortest play legal under one whose last step the other refuses or ends elsewhere."""
-    from duelcheck.api import check, select
+    from duelcheck.api import check, select, user_properties
     from duelcheck.counterexamples.view import render, render_json
     from duelcheck.engines.diff import Difference, diff
     from duelcheck.rules import load_rules
 
     a, b = load_rules(rules_a), load_rules(rules_b)
-    props = [p.name for p in select(names)] if names else None
+    mine = user_properties(a, (), (), property_files)
+    props = [p.name for p in select(names, mine)] if names else None
     rows: list[dict[str, Any]] = []
     if not no_verdicts:
         # the bounded search alone beyond the proofs: seeded simulation finds different plays under different
         # rules, and a difference must come from the rules, not from a random walk
-        reports = [check(r, props, depth, simulate=False) for r in (a, b)]
+        reports = [check(r, props, depth, simulate=False, property_files=property_files) for r in (a, b)]
         for ra, rb in zip(reports[0].results, reports[1].results, strict=True):
             rows.append({"property": ra.label, "a": ra.verdict, "b": rb.verdict, "same": ra.verdict == rb.verdict})
     result = diff(a, b, depth)

@@ -72,6 +72,8 @@ def _flag_for(rules: Rules) -> tuple[int, list[str]]:
             flags |= flag
         elif name in ("monster_zones", "spell_trap_zones") and rules.monster_zones == rules.spell_trap_zones == 3:
             flags |= DUEL_3_COLUMNS_FIELD
+        elif name == "changes":
+            missing.append(f"the rule changes ({'; '.join(c.words() for c in rules.changes)})")
         else:
             missing.append(f"{name} = {value!r}".replace("'", '"'))
     return flags, missing

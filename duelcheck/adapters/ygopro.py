@@ -80,7 +80,12 @@ def expressible(rules: Rules) -> str | None:
     if changed:
         return (
             "ygopro-core has no switch for "
-            + ", ".join(f"{k} = {getattr(rules, k)!r}".replace("'", '"') for k in changed)
+            + ", ".join(
+                f"the rule changes ({'; '.join(c.words() for c in rules.changes)})"
+                if k == "changes"
+                else f"{k} = {getattr(rules, k)!r}".replace("'", '"')
+                for k in changed
+            )
             + " (it can set: "
             + ", ".join(sorted(_KNOBS))
             + ")"

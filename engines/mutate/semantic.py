@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from duelcheck.model import rules as R
+from duelcheck.model.changes import with_changes
 
 
 @contextmanager
@@ -20,7 +21,7 @@ def mutated(name: str, replacement: Callable[..., Any]) -> Iterator[None]:
     action = R.ACTION_BY_NAME.get(name)
     if action is not None:
         index = R.ACTIONS.index(action)
-        R.ACTIONS[index] = dataclasses.replace(action, body=replacement)
+        R.ACTIONS[index] = dataclasses.replace(action, body=with_changes(name, replacement))
         R.ACTION_BY_NAME[name] = R.ACTIONS[index]
         try:
             yield
@@ -42,10 +43,13 @@ def compare_swapped(function: str, replacement: Callable[..., Any]) -> Iterator[
     (the other functions call it by that name) and the actions whose body it is."""
     original = getattr(R, function)
     saved = list(R.ACTIONS)
-    setattr(R, function, replacement)
+    owner = next((a.name for a in R.ACTIONS if a.body is original), None)
+    # an action's body stays that action's under changed rules (model/changes.py), called by name or not
+    swapped = replacement if owner is None else with_changes(owner, replacement)
+    setattr(R, function, swapped)
     for i, action in enumerate(R.ACTIONS):
         if action.body is original:
-            R.ACTIONS[i] = dataclasses.replace(action, body=replacement)
+            R.ACTIONS[i] = dataclasses.replace(action, body=swapped)
             R.ACTION_BY_NAME[action.name] = R.ACTIONS[i]
     try:
         yield

@@ -152,3 +152,19 @@ def test_a_malformed_change_is_one_line_naming_the_table(tmp_path: Path, text: s
         load_rules(path)
     run = CliRunner().invoke(main, ["rules", "--rules", str(path)])
     assert run.exit_code == 2 and len(run.stderr.strip().splitlines()) == 1 and str(path) in run.stderr
+
+
+@pytest.mark.slow  # about a minute: both verdicts are proved for all depths first
+def test_diff_compares_a_users_properties_under_a_changed_rule_set(tmp_path: Path) -> None:
+    (tmp_path / "house.toml").write_text(ADD, encoding="utf-8")
+    (tmp_path / "q.toml").write_text(
+        '[[property]]\nname = "attacks-from-turn-3"\nkind = "always"\n'
+        'step = "action == declare_attack implies turn >= 3"\n',
+        encoding="utf-8",
+    )
+    args = ["diff", "official", str(tmp_path / "house.toml"), "--depth", "8", "--format", "json"]
+    mine = ["--properties", str(tmp_path / "q.toml"), "--property", "attacks-from-turn-3"]
+    run = CliRunner().invoke(main, [*args, *mine])
+    assert run.exit_code in (0, 1), run.output
+    rows = json.loads(run.stdout)["properties"]
+    assert rows == [{"property": "attacks-from-turn-3", "a": "violated", "b": "holds", "same": False}]

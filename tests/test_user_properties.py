@@ -432,3 +432,77 @@ def test_count_is_refused_where_no_history_is_kept() -> None:
 
     with pytest.raises(InputError, match=r"column 1: count\(\.\.\.\) is only in a property"):
         parse_where("count(action == pass, this_turn) >= 1", Rules())
+
+
+def _questions() -> list[tuple[str, list[str], str]]:
+    """The ten questions of docs/properties.md: (number, the command's words, the answer)."""
+    import re
+    import shlex
+
+    doc = (Path(__file__).parent.parent / "docs" / "properties.md").read_text(encoding="utf-8")
+    section = doc.split("## Ten questions, answered from files", 1)[1]
+    rows = re.findall(r"^\| (\d+) \| [^|]+ \| `([^`]+)` \| ([^|]+) \|$", section, flags=re.M)
+    return [(n, shlex.split(command), answer.strip()) for n, command, answer in rows]
+
+
+def _asked(words: list[str]) -> tuple[str | None, str, str]:
+    """The rule file, the property file and the property a question's command names."""
+    assert words[:2] == ["duelcheck", "check"], words
+    opts = dict(zip(words[2::2], words[3::2], strict=True))
+    assert set(opts) <= {"--rules", "--properties", "--property"}, opts
+    return opts.get("--rules"), opts["--properties"], opts["--property"]
+
+
+def test_the_ten_questions_are_in_the_doc_and_their_files_exist() -> None:
+    root = Path(__file__).parent.parent
+    questions = _questions()
+    assert [n for n, _, _ in questions] == [str(i) for i in range(1, 11)]
+    for _, words, _ in questions:
+        rules, props, _ = _asked(words)
+        assert (root / props).is_file() and (rules is None or (root / rules).is_file())
+
+
+@pytest.mark.parametrize("number", [str(i) for i in range(1, 11)])
+def test_each_question_gives_the_answer_the_doc_shows(number: str) -> None:
+    """Each of the ten questions, from its files alone, within the bound (the proofs the doc claims are run by
+    the slow test below): a violation or a witness of the length the doc says, minimal and certified; an
+    invariant that holds, holds within the bound."""
+    import re
+
+    import duelcheck
+
+    root = Path(__file__).parent.parent
+    _, words, answer = next(q for q in _questions() if q[0] == number)
+    rules, props, name = _asked(words)
+    report = duelcheck.check(
+        rules=None if rules is None else root / rules,
+        properties=[name],
+        depth=12,
+        prove=False,
+        simulate=False,
+        property_files=[root / props],
+        cache=False,
+    )
+    (r,) = report.results
+    m = re.match(r"(violated|found) in (\d+) steps?", answer)
+    if m:
+        assert (r.verdict, r.length, r.minimal) == (m.group(1), int(m.group(2)), True), answer
+        assert r.trace is not None
+    else:
+        assert answer.startswith("holds") and r.verdict == "holds", (answer, r.verdict)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", [q for q in ("6", "7", "9")])
+def test_the_questions_the_doc_says_are_proved_are_proved(number: str) -> None:
+    import duelcheck
+
+    root = Path(__file__).parent.parent
+    _, words, answer = next(q for q in _questions() if q[0] == number)
+    rules, props, name = _asked(words)
+    assert "for all depths" in answer
+    report = duelcheck.check(
+        rules=None if rules is None else root / rules, properties=[name], property_files=[root / props], cache=False
+    )
+    (r,) = report.results
+    assert r.verdict == "holds" and r.proved

@@ -370,127 +370,136 @@ ATTACKS_DOC = "attacks declared this turn by this monster (history, 6.3.4.2)"
 
 
 def history_for(rules: Rules) -> History:
-    """The property suite's counters, shaped by the rules (a counter per Monster Zone)."""
+    """The property suite's counters, shaped by the rules (a counter per Monster Zone), and those of a user's
+    properties registered in the suite (`duelcheck mutate --properties`: properties/user.py `register`)."""
+    from duelcheck.properties.catalog import PROPERTIES
+
+    registered: dict[str, Counter] = {}
+    for p in PROPERTIES:
+        for c in p.counters:
+            registered.setdefault(c.spec.name, c)
+    return History([*_suite_counters(rules), *(registered[n] for n in sorted(registered))])
+
+
+def _suite_counters(rules: Rules) -> list[Counter]:
     monster_zones, spell_trap_zones = rules.monster_zones, rules.spell_trap_zones
-    return History(
-        [
-            Counter(
-                _spec("h_draws", (), 4, "normal draws made in this Draw Phase (history, 6.3.1)"),
-                _draws,
-                lambda b, idx: int(b.g("phase") == Phase.DRAW and bool(b.g("drew"))),
+    return [
+        Counter(
+            _spec("h_draws", (), 4, "normal draws made in this Draw Phase (history, 6.3.1)"),
+            _draws,
+            lambda b, idx: int(b.g("phase") == Phase.DRAW and bool(b.g("drew"))),
+        ),
+        Counter(
+            _spec("h_summons", (), 8, "Normal Summons and Sets made this turn (history, 6.3.5)"),
+            _summons,
+            lambda b, idx: int(b.g("nsum")),
+        ),
+        Counter(
+            _spec("h_passes", (), 2, "1 after a pass with the chain open that started no resolution (history)"),
+            _passes,
+            lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") > 0 and not b.g("resolving")),
+        ),
+        Counter(
+            _spec("h_resolving", (), 2, "1 while a chain resolves after two passes in succession (history)"),
+            _resolving,
+            lambda b, idx: int(bool(b.g("resolving"))),
+        ),
+        Counter(
+            _spec("h_empty_passes", (), 2, "1 after a first pass with no chain open (history, 6.3)"),
+            _empty_passes,
+            lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") == 0 and not b.g("discarding")),
+        ),
+        Counter(
+            _spec("h_window", (), 2, "1 while the opponent may respond to the turn player's act (history, 6.3)"),
+            _window,
+            lambda b, idx: int(bool(b.g("window"))),
+        ),
+        Counter(
+            _spec(
+                "h_triggers",
+                (2,),
+                3,
+                "a player's triggered effect: 2 waiting, 1 waiting for damage calculation (history, 6.3.4.3.4)",
             ),
-            Counter(
-                _spec("h_summons", (), 8, "Normal Summons and Sets made this turn (history, 6.3.5)"),
-                _summons,
-                lambda b, idx: int(b.g("nsum")),
+            _triggers,
+            lambda b, idx: _told_trigger(b, idx[0]),
+        ),
+        Counter(
+            _spec("h_trig_zone", (2,), 4, "where a player's waiting triggered effect comes from (history)"),
+            _trigger_source,
+            lambda b, idx: int(b.g("trig_zone", idx[0])),
+        ),
+        Counter(
+            _spec(
+                "h_moves",
+                (2, monster_zones),
+                3,
+                "battle position changes this turn by its controller (history, seed 000)",
             ),
-            Counter(
-                _spec("h_passes", (), 2, "1 after a pass with the chain open that started no resolution (history)"),
-                _passes,
-                lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") > 0 and not b.g("resolving")),
+            _moves,
+            lambda b, idx: int(bool(b.g("m_moved", *idx))),
+        ),
+        Counter(
+            _spec("h_skip_m1", (2,), 2, "1 while this player's next Main Phase 1 is skipped (history, seed 000)"),
+            _skips("h_skip_m1", Effect.SKIP_MAIN1, main1_would_begin),
+            lambda b, idx: int(bool(b.g("skip_m1", idx[0]))),
+        ),
+        Counter(
+            _spec("h_skip_bp", (2,), 2, "1 while this player's next Battle Phase is skipped (history, seed 000)"),
+            _skips("h_skip_bp", Effect.SKIP_BP, battle_chosen),
+            lambda b, idx: int(bool(b.g("skip_bp", idx[0]))),
+        ),
+        Counter(
+            _spec("h_battled", (), 2, "1 once a Battle Phase has begun this turn (history, 6.3.5)"),
+            _battled,
+            lambda b, idx: int(bool(b.g("bp_done"))),
+        ),
+        Counter(
+            _spec("h_arrived", (2, monster_zones), 2, "this monster came to the field this turn (history, 6.3.3)"),
+            _arrived,
+            lambda b, idx: int(bool(b.g("m_occ", *idx)) and bool(b.g("m_fresh", *idx))),
+        ),
+        Counter(
+            _spec("h_set", (2, spell_trap_zones), 2, "this face-down card was Set this turn (history, seed 000)"),
+            _set_here,
+            lambda b, idx: int(bool(b.g("s_occ", *idx)) and bool(b.g("s_fresh", *idx))),
+        ),
+        Counter(
+            _spec(
+                "h_declared",
+                (),
+                2,
+                "1 from an attack declaration until the chain answering it resolves (history, 6.3.4.2)",
             ),
-            Counter(
-                _spec("h_resolving", (), 2, "1 while a chain resolves after two passes in succession (history)"),
-                _resolving,
-                lambda b, idx: int(bool(b.g("resolving"))),
-            ),
-            Counter(
-                _spec("h_empty_passes", (), 2, "1 after a first pass with no chain open (history, 6.3)"),
-                _empty_passes,
-                lambda b, idx: int(bool(b.g("passed")) and b.g("chain_len") == 0 and not b.g("discarding")),
-            ),
-            Counter(
-                _spec("h_window", (), 2, "1 while the opponent may respond to the turn player's act (history, 6.3)"),
-                _window,
-                lambda b, idx: int(bool(b.g("window"))),
-            ),
-            Counter(
-                _spec(
-                    "h_triggers",
-                    (2,),
-                    3,
-                    "a player's triggered effect: 2 waiting, 1 waiting for damage calculation (history, 6.3.4.3.4)",
-                ),
-                _triggers,
-                lambda b, idx: _told_trigger(b, idx[0]),
-            ),
-            Counter(
-                _spec("h_trig_zone", (2,), 4, "where a player's waiting triggered effect comes from (history)"),
-                _trigger_source,
-                lambda b, idx: int(b.g("trig_zone", idx[0])),
-            ),
-            Counter(
-                _spec(
-                    "h_moves",
-                    (2, monster_zones),
-                    3,
-                    "battle position changes this turn by its controller (history, seed 000)",
-                ),
-                _moves,
-                lambda b, idx: int(bool(b.g("m_moved", *idx))),
-            ),
-            Counter(
-                _spec("h_skip_m1", (2,), 2, "1 while this player's next Main Phase 1 is skipped (history, seed 000)"),
-                _skips("h_skip_m1", Effect.SKIP_MAIN1, main1_would_begin),
-                lambda b, idx: int(bool(b.g("skip_m1", idx[0]))),
-            ),
-            Counter(
-                _spec("h_skip_bp", (2,), 2, "1 while this player's next Battle Phase is skipped (history, seed 000)"),
-                _skips("h_skip_bp", Effect.SKIP_BP, battle_chosen),
-                lambda b, idx: int(bool(b.g("skip_bp", idx[0]))),
-            ),
-            Counter(
-                _spec("h_battled", (), 2, "1 once a Battle Phase has begun this turn (history, 6.3.5)"),
-                _battled,
-                lambda b, idx: int(bool(b.g("bp_done"))),
-            ),
-            Counter(
-                _spec("h_arrived", (2, monster_zones), 2, "this monster came to the field this turn (history, 6.3.3)"),
-                _arrived,
-                lambda b, idx: int(bool(b.g("m_occ", *idx)) and bool(b.g("m_fresh", *idx))),
-            ),
-            Counter(
-                _spec("h_set", (2, spell_trap_zones), 2, "this face-down card was Set this turn (history, seed 000)"),
-                _set_here,
-                lambda b, idx: int(bool(b.g("s_occ", *idx)) and bool(b.g("s_fresh", *idx))),
-            ),
-            Counter(
-                _spec(
-                    "h_declared",
-                    (),
-                    2,
-                    "1 from an attack declaration until the chain answering it resolves (history, 6.3.4.2)",
-                ),
-                _declared,
-                lambda b, idx: int(bool(b.g("at_decl"))),
-            ),
-            Counter(
-                _spec("h_replay", (), 2, "1 while a replay is due (history, 6.3.4.2.1)"),
-                _replays,
-                lambda b, idx: int(bool(b.g("replay"))),
-            ),
-            Counter(
-                _spec("h_used", (2, monster_zones), 2, "this monster's effect was activated this turn (history)"),
-                _used,
-                lambda b, idx: int(bool(b.g("m_used", *idx))),
-            ),
-            Counter(
-                _spec("h_printed", (2, monster_zones), 9, "the ATK this monster came to the field with (history)"),
-                _printed,
-                lambda b, idx: int(b.g("m_batk", *idx)),
-            ),
-            Counter(
-                _spec("h_neg", (rules.chain_links,), 2, "1 for a link a negation resolved on (history, seed 000)"),
-                _negated,
-                lambda b, idx: int(bool(b.g("c_neg", *idx))),
-            ),
-            Counter(
-                _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),
-                _attacks,
-                lambda b, idx: int(bool(b.g("m_decl", *idx))),
-            ),
-        ]
-    )
+            _declared,
+            lambda b, idx: int(bool(b.g("at_decl"))),
+        ),
+        Counter(
+            _spec("h_replay", (), 2, "1 while a replay is due (history, 6.3.4.2.1)"),
+            _replays,
+            lambda b, idx: int(bool(b.g("replay"))),
+        ),
+        Counter(
+            _spec("h_used", (2, monster_zones), 2, "this monster's effect was activated this turn (history)"),
+            _used,
+            lambda b, idx: int(bool(b.g("m_used", *idx))),
+        ),
+        Counter(
+            _spec("h_printed", (2, monster_zones), 9, "the ATK this monster came to the field with (history)"),
+            _printed,
+            lambda b, idx: int(b.g("m_batk", *idx)),
+        ),
+        Counter(
+            _spec("h_neg", (rules.chain_links,), 2, "1 for a link a negation resolved on (history, seed 000)"),
+            _negated,
+            lambda b, idx: int(bool(b.g("c_neg", *idx))),
+        ),
+        Counter(
+            _spec("h_attacks", (2, monster_zones), 3, ATTACKS_DOC),
+            _attacks,
+            lambda b, idx: int(bool(b.g("m_decl", *idx))),
+        ),
+    ]
 
 
 def system_for(rules: Rules, props: Iterable[Any] = ()) -> Any:
@@ -498,11 +507,13 @@ def system_for(rules: Rules, props: Iterable[Any] = ()) -> Any:
     properties keep (properties/user.py), each field once."""
     from duelcheck.model.system import TransitionSystem
 
+    base = history_for(rules)
+    have = {c.spec.name for c in base.counters}
     extra: dict[str, Counter] = {}
     for p in props:
         for c in getattr(p, "counters", ()):
-            extra.setdefault(c.spec.name, c)
+            if c.spec.name not in have:
+                extra.setdefault(c.spec.name, c)
     if not extra:
-        return TransitionSystem(rules)
-    base = history_for(rules)
+        return TransitionSystem(rules, base)
     return TransitionSystem(rules, History([*base.counters, *(extra[n] for n in sorted(extra))]))

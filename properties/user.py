@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -119,3 +120,24 @@ def from_file(path: str | Path, rules: Rules) -> list[Property]:
             raise InputError(f"{at}: {key}: {str(exc).removeprefix('--where: ')}") from None
         taken.add(name)
     return out
+
+
+def register(files: Iterable[str | Path], rules: Rules) -> list[Property]:
+    """Add the properties of `files` to the suite of this process (`PROPERTIES`, `BY_NAME`), each file once: for
+    the engines that read the suite itself (`duelcheck mutate --properties`: a user's property kills mutants
+    too); their counts join every transition system built afterwards (properties/history.py `history_for`)."""
+    from duelcheck.properties.catalog import BY_NAME
+
+    out: list[Property] = []
+    for path in files:
+        key = str(Path(path).resolve())
+        if key not in _REGISTERED:
+            _REGISTERED[key] = from_file(path, rules)
+            for p in _REGISTERED[key]:
+                PROPERTIES.append(p)
+                BY_NAME[p.name] = p
+        out += _REGISTERED[key]
+    return out
+
+
+_REGISTERED: dict[str, list[Property]] = {}  # the files registered in this process, and their properties

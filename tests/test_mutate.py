@@ -1257,3 +1257,38 @@ def test_each_play_has_one_spelling_in_the_log() -> None:
         with mu.activated(mu.mutant_by_id(mutant_id)):
             out = TransitionSystem(Rules()).apply(board, "resolve", params)
             assert out.ok and not check.eval(board, ActionView("resolve", params, False), out.state)
+
+
+def test_a_users_property_joins_the_suite_that_kills_mutants(tmp_path: Path) -> None:
+    """`mutate --properties FILE`: the file's properties are checked against each mutant like the shipped ones
+    (their counts kept as history in every system built), and a malformed file is one line, exit 2."""
+    from duelcheck.engines import mutate as mu
+    from duelcheck.properties import BY_NAME, PROPERTIES, user
+
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        '[[property]]\nname = "one-summon-counted"\nkind = "always"\n'
+        'state = "count(action in (normal_summon, set_monster), this_turn) <= 1"\n',
+        encoding="utf-8",
+    )
+    before = list(PROPERTIES)
+    try:
+        options = {"prove": False, "property_files": mu.property_files([str(path)])}
+        mu.with_users(Rules(), options)
+        mu.with_users(Rules(), options)  # once per process, however many tasks ask
+        assert [p.name for p in PROPERTIES].count("one-summon-counted") == 1
+        (m,) = [
+            x
+            for x in mu.all_mutants()
+            if x.kind == "drop" and x.action == "normal_summon" and "Normal Summon or Set per turn" in x.reason
+        ]
+        out = mu.kill(Rules(), m, 6, {}, prove=False)
+        assert out["status"] == "killed" and out["verdicts"]["one-summon-counted"].startswith("violated")
+    finally:
+        PROPERTIES[:] = before
+        BY_NAME.pop("one-summon-counted", None)
+        user._REGISTERED.clear()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[property]]\nname = "x"\nkind = "always"\nstate = "turn >"\n', encoding="utf-8")
+    run = CliRunner().invoke(main, ["mutate", "--properties", str(bad), "--limit", "1", "--store", str(tmp_path / "s")])
+    assert run.exit_code == 2 and len(run.stderr.strip().splitlines()) == 1 and "column" in run.stderr

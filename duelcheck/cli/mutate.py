@@ -63,6 +63,12 @@ Exit codes of a mutation run:
     default=None,
     help="Seconds each mutant may be searched (then it is unknown).",
 )
+@click.option(
+    "--properties",
+    "property_files",
+    multiple=True,
+    help="Add the [[property]] tables of this TOML file to the suite that kills mutants (repeatable).",
+)
 @_dask_options("duelcheck-mutate.sqlite", "mutant")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @_guard
@@ -74,6 +80,7 @@ def mutate_cmd(
     depth: int,
     no_proofs: bool,
     timeout: float | None,
+    property_files: tuple[str, ...],
     workers: int | None,
     scheduler: str | None,
     store: str,
@@ -105,6 +112,11 @@ def mutate_cmd(
         echo(f"{done}/{to_run} {m.id}: {what}")
 
     options: dict[str, Any] = {"prove": not no_proofs, "timeout": timeout}
+    if property_files:  # each parsed here (bad input is one line now), then in every worker that runs mutants
+        options["property_files"] = mu.property_files(property_files)
+        from duelcheck.rules import Rules
+
+        mu.with_users(Rules(), options)  # the report names a property a user's file holds
     if not no_proofs:
         from duelcheck.engines.cache import default_cache_dir
 

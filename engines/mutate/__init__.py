@@ -168,9 +168,11 @@ from duelcheck.engines.mutate.killing import (  # noqa: F401
     model_version,
     prepare,
     proof_terms,
+    property_files,
     read_by_properties,
     run_mutant,
     still_inductive,
+    with_users,
 )
 from duelcheck.engines.mutate.mutants import (  # noqa: F401
     Mutant,

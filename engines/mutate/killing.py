@@ -445,12 +445,40 @@ def model_version() -> str:
     return version()
 
 
+def property_files(paths: Sequence[str]) -> list[list[str]]:
+    """A user's property files for the suite (`mutate --properties`): each parsed now (bad input is one line
+    before anything runs), as [its absolute path, the digest of its text] (the digest is in the results'
+    settings: an edited file runs the mutants again)."""
+    import hashlib
+    from pathlib import Path as P
+
+    from duelcheck.properties.user import from_file
+
+    out = []
+    for path in paths:
+        from_file(path, Rules())
+        p = P(path).resolve()
+        out.append([str(p), hashlib.sha256(p.read_bytes()).hexdigest()[:16]])
+    return out
+
+
+def with_users(rules: Rules, options: dict[str, Any]) -> None:
+    """A user's properties join this process's suite (once), so that every stage reads them as it reads the
+    shipped ones."""
+    files = [path for path, _ in options.get("property_files", ())]
+    if files:
+        from duelcheck.properties.user import register
+
+        register(files, rules)
+
+
 def run_mutant(
     mutant_id: str, rules: dict[str, Any], depth: int, options: dict[str, Any], prepared: dict[str, Any]
 ) -> dict[str, Any]:
     """The task a worker runs: one mutant, from its equivalence question to its kill (or not)."""
     started = time.monotonic()
     r = Rules(**rules)
+    with_users(r, options)
     mutant = mutant_by_id(mutant_id, r)
     status, note = equivalence(r, mutant, prepared["lemmas"])
     if status == "equivalent":
@@ -505,6 +533,7 @@ def prepare(rules: dict[str, Any], depth: int, options: dict[str, Any]) -> dict[
     equivalence questions; none with proofs off) and the witnesses they reach within the bound."""
     started = time.monotonic()
     r = Rules(**rules)
+    with_users(r, options)
     lemmas: list[str] = []
     if options.get("prove", True):
         cache = options.get("cache")

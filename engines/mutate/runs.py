@@ -112,7 +112,8 @@ class Outcome:
 
 def settings_of(rules: Rules, depth: int, options: dict[str, Any]) -> str:
     """What a result depends on besides the mutant and the model: the rules, the bound and the engine options."""
-    kept = {k: options[k] for k in ("prove", "solver", "timeout", "lemma_suite") if options.get(k) is not None}
+    keys = ("prove", "solver", "timeout", "lemma_suite", "property_files")  # a file's digest: an edit runs again
+    kept = {k: options[k] for k in keys if options.get(k) is not None}
     return json.dumps({"rules": rules.model_dump(), "depth": depth, "probe": PROBE_DEPTH, **kept}, sort_keys=True)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
 from duelcheck.errors import InputError, InternalError
 
@@ -111,6 +111,11 @@ class Rules(BaseModel):
         "tables, docs/rule-changes.md)",
     )
 
+    @field_serializer("changes")
+    def _changes_as_list(self, changes: tuple[Change, ...]) -> list[dict[str, Any]]:
+        """Dumped as JSON holds them (a list), so that a dump read back from JSON is equal to it."""
+        return [c.model_dump() for c in changes]
+
     @model_validator(mode="before")
     @classmethod
     def _changes_as_tuple(cls, data: Any) -> Any:
@@ -125,8 +130,8 @@ class Rules(BaseModel):
 
     def changed(self) -> dict[str, Any]:
         """The parameters that differ from the official defaults."""
-        base = Rules()
-        return {k: v for k, v in self.model_dump().items() if getattr(base, k) != v}
+        base = Rules().model_dump()
+        return {k: v for k, v in self.model_dump().items() if base[k] != v}
 
     def words(self, form: Callable[[str, Any], str] = lambda k, v: f"{k}={v}") -> list[str]:
         """What differs from the official rules, for a person: each knob changed (in `form`), then each change

@@ -9,9 +9,9 @@ each expected `unsat`:
 
     initiation-state.smt2      init(s) and not Inv(s)
     initiation-step.smt2       init(s) and T(s, s') and not (the step checks on that first step)
-    consecution-ACTION-pN.smt2 Inv(s) and T(s, s') and the step is ACTION by turn player N and not (every
-                               proved property's checks on the step): one file per action and turn player,
-                               the same case split the proof used
+    consecution-ACTION-pN.smt2 Inv(s) and T(s, s') and the step is ACTION by turn player N, then one question
+                               per proved property (push; not (its checks on the step); check-sat; pop):
+                               one file per action and turn player, the same case split the proof used
     safety-PROPERTY.smt2       Inv(s) and not (the property's state checks on s)
 
 `manifest.json` lists the files with what each says, the rules, the properties and the model's digest;
@@ -54,6 +54,25 @@ def _file(out: Path, name: str, comments: list[str], term: Any) -> None:
     os.replace(tmp, out / name)
 
 
+def _file_questions(out: Path, name: str, comments: list[str], base: Any, questions: list[tuple[str, Any]]) -> None:
+    """One obligation asked as several questions over a shared assertion: the base asserted once, then each
+    question between push and pop with its own check-sat (its answers, in order, are the questions'). The
+    same as asking `base and not (q1 and q2 ...)`: unsat exactly when every question is; a solver settles the
+    small questions one by one where the one big disjunction defeats it (measured: benchmarks/README.md)."""
+    lines = [f"; {c}" for c in comments]
+    lines += ["(set-logic QF_BV)", *_smt2_of(base)]
+    declared = {line for line in lines if line.startswith("(declare")}
+    for _, term in questions:
+        said = _smt2_of(term)
+        lines += [d for d in said if d.startswith("(declare") and d not in declared]
+        declared |= {d for d in said if d.startswith("(declare")}
+        lines += ["(push 1)", *(a for a in said if a.startswith("(assert")), "(check-sat)", "(pop 1)"]
+    lines.append("(exit)")
+    tmp = out / f".{name}.tmp"
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, out / name)
+
+
 def write_certificates(system: TransitionSystem, props: list[Property], proved: set[str], out: Path) -> dict[str, Any]:
     """Write the certificate of the proof of `proved` (names of invariants among `props`) under `system`'s
     rules into `out`; return the manifest."""
@@ -69,9 +88,17 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
     ]
     obligations: list[dict[str, Any]] = []
 
-    def add(name: str, says: str, props_: list[str], term: Any) -> None:
-        _file(out, name, [*head, f"obligation: {says}", "expected: unsat"], term)
-        obligations.append({"file": name, "says": says, "properties": props_, "expected": "unsat"})
+    def add(name: str, says: str, props_: list[str], term: Any, questions: list[tuple[str, Any]] | None = None) -> None:
+        comments = [*head, f"obligation: {says}", "expected: unsat"]
+        if questions:
+            comments.append(f"questions, in order, each expected unsat: {', '.join(q for q, _ in questions)}")
+            _file_questions(out, name, comments, term, questions)
+        else:
+            _file(out, name, comments, term)
+        entry = {"file": name, "says": says, "properties": props_, "expected": "unsat"}
+        if questions:
+            entry["questions"] = [q for q, _ in questions]
+        obligations.append(entry)
 
     inv = z3.And(*ind._state_facts(invariants, names)) if invariants else z3.BoolVal(True)
     # initiation: the initial states meet the invariant; the first steps meet the step checks
@@ -97,8 +124,10 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
         with_steps,
         z3.And(init, first.relation, z3.Not(z3.And(*step_first))) if step_first else z3.BoolVal(False),
     )
-    # consecution: from a state meeting the invariant, every step keeps every property (by action and player)
-    goals = [f for p in invariants for f in ind._goals(p)]
+    # consecution: from a state meeting the invariant, every step keeps every property (by action and player),
+    # asked property by property
+    goals = [(p.name, ind._goals(p)) for p in invariants]
+    questions = [(name, z3.Not(z3.And(*gs))) for name, gs in goals if gs]
     st = ind._st
     for code, action in enumerate(system.actions):
         if action.parts is not None:  # a composite is a run of fine steps: the proof takes the fine relation
@@ -110,7 +139,8 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
                 f"every step `{action.name}` of turn player {tp} from a state meeting the invariant keeps every "
                 "property",
                 sorted(names),
-                z3.And(st.relation, inv, *case, z3.Not(z3.And(*goals))) if goals else z3.BoolVal(False),
+                z3.And(st.relation, inv, *case) if questions else z3.BoolVal(False),
+                questions,
             )
     # safety: the invariant implies each property's state checks (they are among its conjuncts)
     for p in invariants:

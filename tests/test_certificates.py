@@ -140,3 +140,19 @@ def test_check_reports_a_proof_its_certificate_does_not_confirm_as_unknown(tmp_p
     _certify(folder, "yices", report)
     assert [(r.prop, r.verdict, r.proved) for r in rows] == [("p", "holds", True), ("q", "unknown", False)]
     assert "not confirmed by yices" in rows[1].note and "b.smt2: sat" in rows[1].note
+
+
+def test_an_obligation_of_several_questions_is_unsat_only_when_each_is() -> None:
+    """A consecution file asks one question per property between push and pop; the obligation holds only
+    when the solver answered unsat to every one of them, in order, and says which one did not."""
+    from duelcheck.engines.certify import _ask
+
+    def said(*answers: str) -> list[str]:
+        return [sys.executable, "-c", "print(" + repr("\n".join(answers)) + ")"]
+
+    assert _ask(said("unsat", "unsat"), None, ["a", "b"])[0] == "unsat"
+    answer, _, which = _ask(said("unsat", "sat"), None, ["a", "b"])
+    assert (answer, which) == ("sat", "b")
+    assert _ask(said("unsat"), None, ["a", "b"])[0].startswith("error")  # an answer missing is no answer
+    assert _ask(said("unsat", "unsat", "unsat"), None, ["a", "b"])[0].startswith("error")
+    assert _ask(said("unknown", "unsat"), None, ["a", "b"])[:3:2] == ("unknown", "a")

@@ -506,3 +506,18 @@ def test_the_questions_the_doc_says_are_proved_are_proved(number: str) -> None:
     )
     (r,) = report.results
     assert r.verdict == "holds" and r.proved
+
+
+def test_boards_where_names_a_state_property_of_a_file(tmp_path: Path) -> None:
+    """`boards --properties FILE --where NAME`: a state property of the file is the board's condition; a
+    step property (a board is a state) is refused in one line."""
+    root = Path(__file__).parent.parent
+    file = str(root / "docs" / "questions" / "q02-three-links.toml")
+    args = ["boards", "--properties", file, "--depth", "6", "--bound-only", "--no-proofs"]
+    run = CliRunner().invoke(main, [*args, "--where", "a-chain-of-three"])
+    assert run.exit_code == 0, run.output
+    board = json.loads(run.stdout)
+    assert board["actions"][-1]["observed"]["chain_length"] == 3 and board["expect"]["conforms"]
+    step_file = str(root / "docs" / "questions" / "q07-direct-attack-turn-1.toml")
+    bad = CliRunner().invoke(main, ["boards", "--properties", step_file, "--where", "no-direct-attack-on-turn-1"])
+    assert bad.exit_code == 2 and "a board is a state" in bad.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -12,6 +13,26 @@ from rich.markup import escape
 
 from duelcheck.cli._core import EXIT_FAIL, EXIT_UNKNOWN, _check_writable, _guard, _safe, main
 from duelcheck.errors import InputError
+
+
+def _named_wheres(wheres: tuple[str, ...], files: tuple[str, ...], rules: Any) -> tuple[str, ...]:
+    """`--where NAME`: a state property of a `--properties` file stands for its expression (a board is a
+    state: a step predicate or a count, which needs the play's history, names no board)."""
+    if not files:
+        return wheres
+    from duelcheck.api import user_properties
+
+    mine = {p.name: p for p in user_properties(rules, (), (), files)}
+    out = []
+    for where in wheres:
+        p = mine.get(where.strip())
+        if p is None:
+            out.append(where)
+            continue
+        if p.counters or any(c.on != "state" for c in p.checks) or p.source is None:
+            raise InputError(f"--where {where}: a board is a state; {p.name} reads a step or counts what happened")
+        out.append(p.source)
+    return tuple(out)
 
 
 @main.command("boards")
@@ -33,7 +54,13 @@ from duelcheck.errors import InputError
     "wheres",
     multiple=True,
     help="Only a board where this holds, e.g. 'players[1].lp <= 1000 and phase == battle_step' (repeatable; "
-    "docs/boards.md has the language).",
+    "docs/boards.md has the language), or the name of a state property of a --properties file.",
+)
+@click.option(
+    "--properties",
+    "property_files",
+    multiple=True,
+    help="A TOML file of [[property]] tables whose state properties --where may name (repeatable).",
 )
 @click.option(
     "--format",
@@ -62,6 +89,7 @@ def boards_cmd(
     depth: int,
     out: str | None,
     wheres: tuple[str, ...],
+    property_files: tuple[str, ...],
     fmt: str,
     actions: tuple[str, ...],
     bound_only: bool,
@@ -77,6 +105,7 @@ def boards_cmd(
     from duelcheck.rules import load_rules
 
     rules = load_rules(rules_file)
+    wheres = _named_wheres(wheres, property_files, rules)
     if fmt == "pytest" and out is None:
         raise InputError("--format pytest: give --out DIR, where the boards and test_boards.py are written")
     if wheres and actions:

@@ -104,6 +104,15 @@ def test_a_negated_guard_is_refused_with_its_new_words_in_both_semantics(tmp_pat
     assert "negated" in (refused[0].reason or "") and "the attack is a direct attack" in (refused[0].reason or "")
     got = diff(Rules(), rules, 11)
     assert got.a_to_b is not None and got.a_to_b.kind == "refused" and "negated" in got.a_to_b.reason
+    import duelcheck
+    from duelcheck.properties.user import from_command_line
+
+    direct = "action == declare_attack and action.target == direct"  # checked: the direct attack is gone
+    (mine,) = from_command_line((), (direct,), Rules())
+    for under, verdict in ((Rules(), "found"), (rules, "not-found")):
+        report = duelcheck.check(under, [mine.name], 8, prove=False, simulate=False, sometimes=[direct], cache=False)
+        (r,) = report.results
+        assert r.verdict == verdict, (under.words(), r.verdict)
 
 
 def test_the_rulebook_lists_the_changed_rules_and_the_names_changes_use() -> None:

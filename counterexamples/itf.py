@@ -22,6 +22,7 @@ from duelcheck.model.cards import Cost, Effect, Kind, MonsterEffect
 from duelcheck.model.rules import ACTION_BY_NAME
 from duelcheck.model.state import PARAMS, FieldSpec, Key
 from duelcheck.model.system import Step, TransitionSystem
+from duelcheck.properties.history import COUNT_PREFIX
 from duelcheck.rules import Rules, rules_from_mapping
 from duelcheck.version import __version__
 
@@ -236,7 +237,8 @@ def itf_to_trace(ts: TransitionSystem, data: Any, source: str) -> Trace:
         if (i == 0) != (name == "init"):
             raise rd.fail(f"{where}.action.tag", "init for the first state only")
         known = {"#meta", "action", *ts.schema}
-        extra = [k for k in raw if k not in known]
+        # a user's count (engines/boards/where.py): history of the property that asked for it, not of the game
+        extra = [k for k in raw if k not in known and not k.startswith(COUNT_PREFIX)]
         if extra:
             raise rd.fail(f"{where}.{extra[0]}", f"a model variable; the rules give {len(ts.schema)} of them")
         values = read_state_fields(ts, raw, where, rd)

@@ -32,6 +32,9 @@ from duelcheck.properties.core import (
 from duelcheck.rules import Rules
 
 Advance = Callable[[State, ActionView, State, tuple[int, ...]], Val]
+# a user's count(...) (engines/boards/where.py): its field is this prefix and a digest of its text, span and
+# bound variables; a trace may hold one the system reading it does not keep
+COUNT_PREFIX = "u_count_"
 
 
 @dataclass(frozen=True)

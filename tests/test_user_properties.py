@@ -521,3 +521,22 @@ def test_boards_where_names_a_state_property_of_a_file(tmp_path: Path) -> None:
     step_file = str(root / "docs" / "questions" / "q07-direct-attack-turn-1.toml")
     bad = CliRunner().invoke(main, ["boards", "--properties", step_file, "--where", "no-direct-attack-on-turn-1"])
     assert bad.exit_code == 2 and "a board is a state" in bad.stderr
+
+
+def test_a_trace_with_a_count_is_replayed_and_shown(tmp_path: Path) -> None:
+    """A violation of a property with a count: its trace holds the count's history field beside the game's;
+    `replay` and `show` read it (the field is the property's history, not the game's)."""
+    import duelcheck
+    from duelcheck.conformance import replay
+    from duelcheck.properties.user import from_command_line
+
+    text = "count(action == pass, this_turn) <= 1"
+    (mine,) = from_command_line((text,), (), Rules())
+    report = duelcheck.check(None, [mine.name], 4, prove=False, simulate=False, always=[text], out=tmp_path)
+    (r,) = report.results
+    assert r.verdict == "violated" and r.length == 2 and r.trace_path
+    data = json.loads(Path(r.trace_path).read_text(encoding="utf-8"))
+    assert any(k.startswith("u_count_") for k in data["states"][-1])
+    assert all(s.legal for s in replay(r.trace_path).steps)
+    shown = CliRunner().invoke(main, ["show", r.trace_path])
+    assert shown.exit_code == 0 and "pass" in shown.stdout

@@ -28,6 +28,7 @@ from duelcheck.model.cards import (
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.state import State
+from duelcheck.properties.history import COUNT_PREFIX
 from duelcheck.rules import Rules
 
 
@@ -522,7 +523,7 @@ class _Parser:
         text = " ".join(self.text[first.col - 1 : comma.col - 1].split())
         at = ",".join(f"{k}={v}" for k, v in sorted(self.bound.items()))
         digest = hashlib.sha1(f"{text}|{span.text}|{at}".encode()).hexdigest()[:10]
-        name = f"u_count_{digest}"
+        name = f"{COUNT_PREFIX}{digest}"
         self.counters[name] = _counter(name, f"count({text}, {span.text})", body, span.text)
         ref = FieldRef(f"count({text}, {span.text})", "int", lambda st: st.g(name), COUNT_WIDTH, top=COUNT_TOP)
 

@@ -540,3 +540,19 @@ def test_a_trace_with_a_count_is_replayed_and_shown(tmp_path: Path) -> None:
     assert all(s.legal for s in replay(r.trace_path).steps)
     shown = CliRunner().invoke(main, ["show", r.trace_path])
     assert shown.exit_code == 0 and "pass" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("players[0].lpp >= 0", r"unknown field 'players\[0\]\.lpp'; did you mean players\[0\]\.lp\?"),
+        ("turnn >= 1", r"unknown field 'turnn'; did you mean turn\?"),
+        ("chain[0].plyer == 0", r"did you mean chain\[0\]\.player\?"),
+        ("phase == main3", r"'main3' is not a value of phase; did you mean main2\?"),
+    ],
+)
+def test_an_unknown_name_is_refused_with_the_closest_one(text: str, words: str) -> None:
+    from duelcheck.engines.boards.where import parse_step
+
+    with pytest.raises(InputError, match=words):
+        parse_step(text, Rules())

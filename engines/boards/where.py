@@ -135,6 +135,50 @@ def _fields_text() -> str:
     )
 
 
+_LEAVES = {
+    r"attack\.(\w+)": ("attacker", "target", "at_declaration", "replay_due"),
+    r"chain\[\d+\]\.(\w+)": ("player", "kind", "effect", "negated", "left_field", "cost"),
+    r"players\[\d+\]\.monsters\[\d+\]\.(\w+)": (
+        "empty",
+        "atk",
+        "def",
+        "position",
+        "face",
+        "position_changed",
+        "attacked",
+        "destroyed_by_battle",
+        "summoned_this_turn",
+        "effect_used",
+    ),
+    r"players\[\d+\]\.spells_traps\[\d+\]\.(\w+)": ("empty", "kind", "effect", "face", "set_this_turn", "cost"),
+    r"players\[\d+\]\.(\w+)": (
+        "lp",
+        "hand",
+        "deck",
+        "graveyard",
+        "skip_battle_phase",
+        "skip_main_phase_1",
+        "monsters",
+        "spells_traps",
+    ),
+    r"(\w+)": _ROOTS,
+}
+
+
+def closest(path: str) -> str:
+    """`; did you mean X?` for a field path that names none: its last name against the names at its place."""
+    import difflib
+
+    for pattern, leaves in _LEAVES.items():
+        m = re.fullmatch(pattern, path)
+        if m:
+            close = difflib.get_close_matches(m.group(1), leaves, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean {path[: m.start(1)]}{close[0]}?"
+            return ""
+    return ""
+
+
 def resolve_field(path: str, r: Rules) -> FieldRef | str:
     """The field a path names under the rules, or why it names none."""
     F = FieldRef
@@ -434,7 +478,8 @@ class _Parser:
             value = left.name == "true"
             return lambda s, a, t: value
         if left.name is not None:
-            raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
+            hint = closest(left.name)
+            raise _where_error(left.col, f"unknown field {left.name!r}{hint} (fields: {_fields_text()})")
         what = left.field.path if left.field is not None else str(left.number)
         raise _where_error(left.col, f"{what!r} is not a condition: compare it (e.g. players[0].lp <= 1000)")
 
@@ -491,7 +536,8 @@ class _Parser:
                 path += f".{part.text}"
         ref = resolve_field(path, self.r)
         if isinstance(ref, str):
-            raise _where_error(tok.col, f"{ref} (fields: {_fields_text()})")
+            hint = closest(path) if ref.startswith("unknown field") else ""
+            raise _where_error(tok.col, f"{ref}{hint} (fields: {_fields_text()})")
         return _Operand(tok.col, field=ref, post=post)
 
     def _count(self, tok: _Tok) -> _Operand:
@@ -591,7 +637,11 @@ def _literal(f: FieldRef, o: _Operand) -> int | bool:
         if o.name in f.names:
             return f.names[o.name]
         options = ", ".join(f.names) or ("true, false" if f.sort == "bool" else "numbers")
-        raise _where_error(o.col, f"{o.name!r} is not a value of {f.path} (expected {options})")
+        import difflib
+
+        close = difflib.get_close_matches(o.name, list(f.names), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise _where_error(o.col, f"{o.name!r} is not a value of {f.path}{hint} (expected {options})")
     assert o.number is not None
     if f.sort == "enum" and str(o.number) in f.names:
         return f.names[str(o.number)]
@@ -661,7 +711,8 @@ def _comparison(left: _Operand, op: _Tok, right: _Operand) -> StepPred:
     f = left.field
     if f is None:
         if left.name is not None and left.name not in ("true", "false"):
-            raise _where_error(left.col, f"unknown field {left.name!r} (fields: {_fields_text()})")
+            hint = closest(left.name)
+            raise _where_error(left.col, f"unknown field {left.name!r}{hint} (fields: {_fields_text()})")
         raise _where_error(left.col, "compare a field (e.g. players[0].lp <= 1000), not two values")
     if op.text not in ("==", "!=") and f.sort != "int":
         raise _where_error(op.col, f"{f.path} is not a number: compare it with == or !=")

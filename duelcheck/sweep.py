@@ -160,30 +160,24 @@ def _row_name(assignment: Mapping[str, Any]) -> str:
     return ", ".join(parts) or "official"
 
 
-def _property_files(path: str, raw: Any) -> list[tuple[str, str]]:
-    """The grid's property files (relative to its folder), each with the digest of its text, every property
-    in them parsed once here (a malformed one is the grid's bad input)."""
+def _property_files(path: str, raw: Any) -> tuple[list[tuple[str, str]], list[str]]:
+    """The grid's property files (relative to its folder), each with the digest of its text, and the names
+    of their properties, each file parsed once here (a malformed one is the grid's bad input)."""
     if raw is None:
-        return []
+        return [], []
     if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
         raise InputError(f"{path}: property_files: expected a non-empty list of paths")
-    from duelcheck.properties.user import from_file
+    from duelcheck.properties.user import digested
 
-    out = []
+    files, names = [], []
     for i, item in enumerate(raw):
-        p = (Path(path).parent / item).resolve()
         try:
-            from_file(p, Rules())
+            file, digest, mine = digested(Path(path).parent / item)
         except InputError as exc:
             raise InputError(f"{path}: property_files[{i}]: {exc}") from None
-        out.append((str(p), hashlib.sha256(p.read_bytes()).hexdigest()[:16]))
-    return out
-
-
-def _user_labels(files: list[tuple[str, str]]) -> list[str]:
-    from duelcheck.properties.user import from_file
-
-    return [p.name for f, _ in files for p in from_file(f, Rules())]
+        files.append((file, digest))
+        names += mine
+    return files, names
 
 
 def _labels(path: str, raw: Any, extra: tuple[str, ...] | list[str] = ()) -> list[str]:
@@ -310,8 +304,8 @@ def grid_from_mapping(data: Mapping[str, Any], path: str = "<grid>") -> Grid:
     for key in data:
         if key not in TOP_KEYS:
             raise InputError(f"{path}: {key}: unknown key; expected one of {', '.join(TOP_KEYS)}")
-    files = _property_files(path, data.get("property_files"))
-    labels = _labels(path, data.get("properties"), _user_labels(files))
+    files, names = _property_files(path, data.get("property_files"))
+    labels = _labels(path, data.get("properties"), names)
     depth = _depth(path, data.get("depth"))
     options = _options(path, data.get("check"))
     if files:

@@ -141,3 +141,12 @@ def register(files: Iterable[str | Path], rules: Rules) -> list[Property]:
 
 
 _REGISTERED: dict[str, list[Property]] = {}  # the files registered in this process, and their properties
+
+
+def digested(path: str | Path, rules: Rules | None = None) -> tuple[str, str, list[str]]:
+    """A property file for a run that stores its results (`sweep`, `mutate`): parsed now, so that bad input is
+    one line before anything runs; its absolute path, the digest of its text (part of each stored result's
+    settings: an edited file runs again) and the names of its properties."""
+    p = Path(path).resolve()
+    names = [prop.name for prop in from_file(p, rules or Rules())]
+    return str(p), hashlib.sha256(p.read_bytes()).hexdigest()[:16], names

@@ -449,17 +449,9 @@ def property_files(paths: Sequence[str]) -> list[list[str]]:
     """A user's property files for the suite (`mutate --properties`): each parsed now (bad input is one line
     before anything runs), as [its absolute path, the digest of its text] (the digest is in the results'
     settings: an edited file runs the mutants again)."""
-    import hashlib
-    from pathlib import Path as P
+    from duelcheck.properties.user import digested
 
-    from duelcheck.properties.user import from_file
-
-    out = []
-    for path in paths:
-        from_file(path, Rules())
-        p = P(path).resolve()
-        out.append([str(p), hashlib.sha256(p.read_bytes()).hexdigest()[:16]])
-    return out
+    return [list(digested(path)[:2]) for path in paths]
 
 
 def with_users(rules: Rules, options: dict[str, Any]) -> None:

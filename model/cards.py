@@ -98,9 +98,19 @@ class Effect(IntEnum):
     CHANGE_POSITION = 10  # change a targeted monster's battle position (a face-down one to face-up Attack)
     SET_FACE_DOWN = 11  # change a targeted face-up monster to face-down Defense Position
     END_BATTLE_PHASE = 12  # 6.3.4.4: end the Battle Phase: the duel goes straight to the End Step
+    # destroy a targeted face-up monster, then each player takes damage equal to its ATK, both at once (a card
+    # such as Ring of Destruction): effect damage, so a duel may end in the middle of a chain's resolution, and
+    # both players at 0 at once is a drawn duel
+    DESTROY_DAMAGE_BOTH = 13
 
 
-TARGETED = (Effect.DESTROY_CARD, Effect.CHANGE_ATK, Effect.CHANGE_POSITION, Effect.SET_FACE_DOWN)
+TARGETED = (
+    Effect.DESTROY_CARD,
+    Effect.CHANGE_ATK,
+    Effect.CHANGE_POSITION,
+    Effect.SET_FACE_DOWN,
+    Effect.DESTROY_DAMAGE_BOTH,
+)
 
 
 class MonsterEffect(IntEnum):

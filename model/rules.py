@@ -121,6 +121,8 @@ def live(s: State) -> Val:
 
 def duel_over(s: State) -> str:
     """The rule that ended the duel, for a judge refusing any later action."""
+    if s.g("winner") == DRAWN:
+        return "rulebook (winning): the duel is over: both players' LP fell to 0 at once, a drawn duel"
     loser = 1 if s.g("winner") == 1 else 0
     if s.g("lp", loser) <= 0:
         return f"seed 000 (winning): the duel is over: player {loser}'s LP fell to 0"
@@ -256,6 +258,19 @@ def first_free(s: State, flags: list[Val]) -> tuple[Val, Val]:
 def winner_if_loses(s: State, p: Val) -> Val:
     """The value of `winner` when player p loses."""
     return s.k.ite(p == 0, 2, 1, w=4)
+
+
+DRAWN = 3  # the value of `winner` for a drawn duel: both players' LP reached 0 at once
+
+
+def lp_decide(n: Builder) -> None:
+    """seed 000 (winning): a player whose LP are 0 or less has lost, at once, whatever is happening (damage
+    calculation, a chain's resolution, a cost); both players at 0 at once is a drawn duel (rulebook, winning).
+    Read after every change of LP."""
+    k = n.k
+    out = [n.g("lp", p) <= 0 for p in (0, 1)]
+    with n.when(k.and_(n.g("winner") == 0, k.or_(*out))):
+        n.set("winner", k.ite(k.and_(*out), DRAWN, k.ite(out[0], 2, 1, w=4), w=4))
 
 
 # -- field changes shared by several rules -----------------------------------------------------
@@ -482,9 +497,7 @@ def damage_calculation(n: Builder) -> None:
                 n.set("m_doomed", opp, tz, True)
             with n.when(a < t_def):  # lower ATK: the attacker's controller takes the difference
                 n.add("lp", tp, a - t_def)
-        for p in (0, 1):  # LP at 0 or less ends the duel
-            with n.when(k.and_(n.g("lp", p) <= 0, n.g("winner") == 0)):
-                n.set("winner", winner_if_loses(n, p))
+        lp_decide(n)  # LP at 0 or less ends the duel
 
 
 def main1_ends(s: State) -> Val:
@@ -1028,7 +1041,7 @@ def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, t
                 k.and_(tz < r.spell_trap_zones, s.g("s_occ", tpl, tz), k.not_(k.and_(tpl == p, tz == own))),
                 "the target is another Spell/Trap on the field",
             )
-    with n.when(k.one_of(eff, (Effect.CHANGE_ATK, Effect.SET_FACE_DOWN))):
+    with n.when(k.one_of(eff, (Effect.CHANGE_ATK, Effect.SET_FACE_DOWN, Effect.DESTROY_DAMAGE_BOTH))):
         n.require(k.and_(monster, s.g("m_up", tpl, tz)), "the target is a face-up monster")
     with n.when(eff == Effect.CHANGE_POSITION):
         n.require(monster, "the target is a monster on the field")
@@ -1055,8 +1068,7 @@ def pay_cost(s: State, n: Builder, p: Val, cost: Val, from_hand: Val) -> None:
         # ygopro-core: docs/engine-findings.md); the LP then reach 0 and the duel ends at once, mid-chain
         n.require(s.g("lp", p) >= LP_COST, "seed 000 (costs): the cost cannot be paid: 1000 LP is more than they have")
         n.add("lp", p, -LP_COST)
-        with n.when(k.and_(s.g("lp", p) == LP_COST, s.g("winner") == 0)):
-            n.set("winner", winner_if_loses(s, p))
+        lp_decide(n)
 
 
 def add_link(n: Builder, p: Val, kind: Val, eff: Val, zone: Val, a: Params, cost: Val) -> None:
@@ -1194,9 +1206,16 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         with n.when(k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))):
             end_attack(n)  # 6.3.4.4: processing "end the Battle Phase" goes straight to the End Step
             n.set("phase", Phase.BATTLE_END)
-    # the card goes to the Graveyard, unless it is a card that stays on the field and was not negated
+        with n.when(k.and_(eff == Effect.DESTROY_DAMAGE_BOTH, target, s.g("m_up", tpl, tz))):
+            damage = s.g("m_atk", tpl, tz)  # its ATK as it left the field
+            destroy_monster(n, tpl, tz)
+            for p in (0, 1):  # effect damage to both players at once
+                n.add("lp", p, -damage)
+            lp_decide(n)  # the duel may end here, with links left on the chain unresolved
+    # the card goes to the Graveyard, unless it is a card that stays on the field and was not negated, or the
+    # resolution ended the duel: nothing happens after that, the card stays where it is (as on ygopro-core)
     card = k.not_(k.one_of(kind, MONSTER_KINDS))  # a monster's effect moves no card
-    still_there = k.and_(card, k.not_(gone), n.g("s_occ", owner, zone))
+    still_there = k.and_(card, k.not_(gone), n.g("s_occ", owner, zone), n.g("winner") == 0)
     with n.when(k.and_(still_there, k.or_(negated, k.not_(k.one_of(kind, STAYS_ON_FIELD))))):
         clear(n, SPELL_FIELDS, owner, zone)
         n.add("gy", owner, 1)

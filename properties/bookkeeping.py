@@ -25,12 +25,23 @@ from duelcheck.model.cards import (
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
+    DRAWN,
     MONSTER_EFFECTS,
     draw_pending,
     open_game_state_phase,
 )
 from duelcheck.model.state import State
-from duelcheck.properties.core import ActionView, _target_there, _top, always, link_takes_effect, state, step, zones
+from duelcheck.properties.core import (
+    ActionView,
+    _target_there,
+    _top,
+    always,
+    link_takes_effect,
+    sometimes,
+    state,
+    step,
+    zones,
+)
 
 
 def _well_formed(s: State) -> Val:
@@ -49,7 +60,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
     out: list[Val] = [
         s.g("turn") >= 1,
         k.one_of(ph, [int(p) for p in Phase]),
-        k.one_of(s.g("winner"), (0, 1, 2)),
+        k.one_of(s.g("winner"), (0, 1, 2, DRAWN)),
         length >= 0,
         length <= cl,
         s.g("nsum") >= 0,
@@ -300,19 +311,23 @@ always(
 def _lp(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    # effect damage: a resolving link whose text deals damage to both players, the same to each
+    burn = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.DESTROY_DAMAGE_BOTH)
+    same = t.g("lp", 0) - s.g("lp", 0) == t.g("lp", 1) - s.g("lp", 1)
     out = []
     for p in (0, 1):
         paid = k.and_(a.is_("activate"), a.p("cost") == Cost.PAY_LP, s.g("prio") == p)
         cost = k.and_(paid, t.g("lp", p) == s.g("lp", p) - LP_COST)
-        out.append(k.implies(t.g("lp", p) != s.g("lp", p), k.or_(k.and_(calc, t.g("lp", p) < s.g("lp", p)), cost)))
+        down = t.g("lp", p) < s.g("lp", p)
+        out.append(k.implies(t.g("lp", p) != s.g("lp", p), k.or_(k.and_(calc, down), cost, k.and_(burn, down, same))))
     return k.and_(*out)
 
 
 always(
     "lp-accounting",
     "6.3.4.3.3, 6.3.4.3.3.2, seed 000 (costs)",
-    "Life Points change only downward: by battle damage at damage calculation, or by an LP cost the activating "
-    "player pays (1000 LP).",
+    "Life Points change only downward: by battle damage at damage calculation, by an LP cost the activating "
+    "player pays (1000 LP), or by effect damage a resolving link deals to both players alike.",
     step(_lp),
 )
 
@@ -322,6 +337,43 @@ always(
     "seed 000 (winning)",
     "A player whose LP are 0 or less has lost: the duel is over.",
     state(lambda s: s.k.implies(s.k.or_(s.g("lp", 0) <= 0, s.g("lp", 1) <= 0), s.g("winner") != 0)),
+)
+
+
+def _lp_loser(s: State) -> Val:
+    """The player at 0 LP or less loses and the other wins; a loss by an empty deck leaves both LP above 0."""
+    k = s.k
+    out = [s.g("lp", p) <= 0 for p in (0, 1)]
+    return k.and_(
+        k.implies(k.and_(out[0], k.not_(out[1])), s.g("winner") == 2),
+        k.implies(k.and_(out[1], k.not_(out[0])), s.g("winner") == 1),
+    )
+
+
+always(
+    "lp-decides-the-winner",
+    "seed 000 (winning), rulebook (winning)",
+    "The player whose LP are 0 or less loses and the other wins; both players at 0 or less at once is a drawn "
+    "duel, and a duel is drawn only so.",
+    state(_lp_loser, "loser"),
+    state(lambda s: (s.g("winner") == DRAWN) == s.k.and_(s.g("lp", 0) <= 0, s.g("lp", 1) <= 0), "draw"),
+)
+
+
+sometimes(
+    "reach-drawn-duel",
+    "rulebook (winning)",
+    "Both players' LP reach 0 at once (effect damage to both): the duel is a draw.",
+    state(lambda s: s.g("winner") == DRAWN),
+)
+
+
+sometimes(
+    "reach-duel-ends-mid-chain",
+    "seed 000 (winning, chain)",
+    "A resolving link ends the duel with links still on the chain: they never resolve.",
+    step(lambda s, a, t: s.k.and_(a.is_("resolve"), t.g("winner") != 0, t.g("chain_len") > 0)),
+    vanishes=lambda r, case: r.chain_links < 2,  # a second link is needed
 )
 
 

@@ -124,6 +124,10 @@ def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
     atk = k.smin(k.smax(s.g("m_atk", p, z) + a.p("amount"), 0), ATK_CAP)
     changed = k.and_(t.g("m_occ", p, z), t.g("m_atk", p, z) == atk)
     ends = k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
+    damage = s.g("m_atk", p, z)
+    burned = k.and_(
+        k.not_(t.g("m_occ", p, z)), *(t.g("lp", q) == s.g("lp", q) - damage for q in (0, 1))
+    )  # the target destroyed, each player's LP down by its ATK
     return k.implies(
         live,
         k.and_(
@@ -134,6 +138,7 @@ def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
             ),
             k.implies(k.and_(eff == Effect.CHANGE_ATK, there, up), changed),
             k.implies(ends, t.g("phase") == Phase.BATTLE_END),
+            k.implies(k.and_(eff == Effect.DESTROY_DAMAGE_BOTH, there, up), burned),
         ),
     )
 
@@ -173,7 +178,8 @@ always(
     "seed 000 (chain, negation, effect catalogue)",
     "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
     "skips a phase, the controller draws a card from their deck, or loses with it empty); a position change, "
-    "a Set face-down, an ATK change and the end of the Battle Phase do what their text says; a resolving link "
+    "a Set face-down, an ATK change, the end of the Battle Phase and damage to both players do what their text "
+    "says; a resolving link "
     "changes no card its text does not name.",
     step(_negated_does_nothing, "negated"),
     step(_applies_to_named_player, "named-player"),

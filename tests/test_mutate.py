@@ -1076,7 +1076,7 @@ def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
     ("mutant_id", "action"),
     [
         ("write:declare_attack:4", "declare_attack"),  # the declaration's window never opened
-        ("write:resolve:37", "resolve"),  # nor closed when the chain answering it resolved
+        ("write:resolve:39", "resolve"),  # nor closed when the chain answering it resolved
         ("write:replay_select:0", "replay_select"),  # a replay still due after the new choice
     ],
 )

@@ -133,6 +133,26 @@ def flip_summon_to_defense(s: Any, a: Any, n: Any) -> None:
     n.set("m_def", s.tp, a.zone, True)
 
 
+def first_loser_checked_loses(n: Any) -> None:
+    """The end of the duel read one player at a time, player 0 first: both players at 0 LP at once is player
+    0's loss, not a drawn duel (rulebook, winning)."""
+    k = n.k
+    for p in (0, 1):
+        with n.when(k.and_(n.g("lp", p) <= 0, n.g("winner") == 0)):
+            n.set("winner", R.winner_if_loses(n, p))
+
+
+def damage_to_the_opponent_only(s: Any, a: Any, n: Any) -> None:
+    """'Each player takes damage equal to its ATK' dealt to the link player's opponent alone."""
+    R.resolve(s, a, n)
+    k, top = s.k, s.g("chain_len") - 1
+    owner, tpl, tz = s.g("c_owner", top), s.g("c_tp", top), s.g("c_tz", top)
+    live = k.and_(s.g("c_eff", top) == R.Effect.DESTROY_DAMAGE_BOTH, k.not_(s.g("c_neg", top)))
+    there = k.and_(s.g("m_occ", tpl, tz), s.g("m_up", tpl, tz), k.not_(s.g("m_doomed", tpl, tz)))
+    with n.when(k.and_(s.g("chain_len") > 0, live, there)):
+        n.set("lp", owner, s.g("lp", owner))
+
+
 @dataclass(frozen=True)
 class SemanticMutant:
     """A hand-made rule bug: `rule` (a function of model/rules.py or an action) replaced by `replacement`.
@@ -164,6 +184,7 @@ RULE_BUGS: tuple[SemanticMutant, ...] = (
     SemanticMutant("set_spell_trap", set_card_keeps_hand, "set_spell_trap", "card-conservation", 5),
     SemanticMutant("leave_main1", leave_main1_anywhere, "pass", "main2-only-after-battle", 7),
     SemanticMutant("activate", traps_any_time, "activate", "set-trap-not-same-turn", 7),
+    SemanticMutant("lp_decide", first_loser_checked_loses, "resolve", "lp-decides-the-winner", 6, "draw"),
 )
 
 
@@ -171,6 +192,7 @@ EFFECT_BUGS: tuple[SemanticMutant, ...] = (
     SemanticMutant("resolve", negated_link_still_resolves, "resolve", "resolution-effects", 7, "negated"),
     SemanticMutant("resolve", skip_hits_its_player, "resolve", "resolution-effects", 5, "named-player"),
     SemanticMutant("flip_summon", flip_summon_to_defense, "flip_summon", "flip-summon-face-up-attack", 2),
+    SemanticMutant("resolve", damage_to_the_opponent_only, "resolve", "lp-accounting", 6),
 )
 
 

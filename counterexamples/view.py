@@ -85,7 +85,7 @@ def show_value(key: Key, value: Any) -> str:
     if key[0] in ("s_eff", "c_eff"):
         return Effect(value).name
     if key[0] == "winner":
-        return "none" if value == 0 else f"player {value - 1}"
+        return "none" if value == 0 else "a drawn duel" if value == 3 else f"player {value - 1}"
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 

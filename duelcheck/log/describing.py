@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from duelcheck.log.vocabulary import COSTS, EFFECT_TYPE_NAME, LINK_KINDS, PENDING, PHASES, SPELL_TRAP_KINDS, Observed
+from duelcheck.log.vocabulary import (
+    COSTS,
+    EFFECT_TYPE_NAME,
+    LINK_KINDS,
+    PENDING,
+    PHASES,
+    SPELL_TRAP_KINDS,
+    Observed,
+    winner_word,
+)
 from duelcheck.model.cards import (
     DIRECT,
     GRAVEYARD,
@@ -172,7 +181,7 @@ def describe(s: State) -> dict[str, Any]:
     winner = g("winner")
     return {
         **_common(s),
-        "winner": "none" if winner == 0 else winner - 1,
+        "winner": winner_word(winner),
         "chain_length": g("chain_len"),
         "chain": [_link(s, j) for j in range(g("chain_len"))],
         "attacking": bool(g("attacking")),

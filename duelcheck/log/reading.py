@@ -24,6 +24,7 @@ from duelcheck.log.vocabulary import (
     ChainLink,
     DuelLog,
     PlayerBoard,
+    winner_code,
 )
 from duelcheck.model.cards import (
     DAMAGE_STEP,
@@ -150,7 +151,7 @@ class _Board:
         v[("window",)] = b.response_window
         v[("resolving",)] = b.resolving
         v[("discarding",)] = b.discarding
-        v[("winner",)] = 0 if b.winner is None else b.winner + 1
+        v[("winner",)] = winner_code(b.winner)
         must_draw = b.turn > 1 or r.first_turn_draw
         v[("drew",)] = (phase != Phase.DRAW and must_draw) if b.drew is None else b.drew
         if b.normal_summons > r.normal_summons_per_turn:
@@ -162,6 +163,8 @@ class _Board:
             self.player(v, p, pb, b.turn, f"board.players[{p}]")
             if b.winner is None and v[("lp", p)] <= 0:
                 raise self.fail(f"board.players[{p}].lp", "above 0 while the duel goes on (at 0 LP a player has lost)")
+        if b.winner == "draw" and not all(v[("lp", p)] <= 0 for p in (0, 1)):
+            raise self.fail("board.winner", "a player or none: a drawn duel has both players at 0 LP")
         if len(b.chain) > r.chain_links:
             raise self.fail("board.chain", f"at most {r.chain_links} links")
         v[("chain_len",)] = len(b.chain)

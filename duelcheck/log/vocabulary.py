@@ -139,6 +139,7 @@ EffectName = Literal[
     "change_position",
     "set_face_down",
     "end_battle_phase",
+    "destroy_damage_both",
 ]
 
 
@@ -158,6 +159,22 @@ CostName = Literal["none", "discard", "pay_lp"]
 
 
 Player = Literal[0, 1]
+# who won: a player, or "draw" when both players' LP reached 0 at once (rulebook, winning)
+Winner = Player | Literal["draw"]
+
+
+def winner_code(winner: Player | Literal["draw", "none"] | None) -> int:
+    """The model's `winner` value of a log's winner: 0 while the duel goes on, 1 + the winning player, 3 a draw."""
+    if winner is None or winner == "none":
+        return 0
+    return 3 if winner == "draw" else int(winner) + 1
+
+
+def winner_word(code: int) -> Player | Literal["draw", "none"]:
+    """A log's winner of the model's `winner` value (the inverse of `winner_code`)."""
+    if code == 0:
+        return "none"
+    return "draw" if code == 3 else (0 if code == 1 else 1)
 
 
 Zone = Annotated[int, Field(ge=0, le=6, description="a zone, numbered from 0")]
@@ -284,7 +301,7 @@ class Board(BaseModel):
     )
     resolving: bool = Field(False, description="both players passed: the chain is resolving")
     discarding: bool = Field(False, description="the turn player is discarding down to the hand limit")
-    winner: Player | None = None
+    winner: Winner | None = None
     drew: bool | None = Field(None, description="the normal draw was made; default: true after the Draw Phase")
     normal_summons: Count = 0
     battle_phase_entered: bool | None = Field(None, description="default: true in the Battle Phase and Main Phase 2")
@@ -367,7 +384,7 @@ class Observed(BaseModel):
     turn_player: Player | None = None
     phase: PhaseName | None = None
     priority: Player | None = None
-    winner: Player | Literal["none"] | None = None
+    winner: Winner | Literal["none"] | None = None
     normal_summons: int | None = None
     battle_phase_entered: bool | None = None
     chain_length: int | None = None

@@ -47,6 +47,7 @@ from duelcheck.log.vocabulary import (
     Trigger,
     ZoneAction,
     schema,
+    winner_word,
 )
 from duelcheck.model.cards import (
     DIRECT,
@@ -149,7 +150,7 @@ def board_of(s: State) -> dict[str, Any]:
     if g("window"):
         out["response_window"] = True
     if g("winner"):
-        out["winner"] = g("winner") - 1
+        out["winner"] = winner_word(g("winner"))
     players = []
     for p in (0, 1):
         monsters = [

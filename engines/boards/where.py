@@ -198,7 +198,7 @@ def resolve_field(path: str, r: Rules) -> FieldRef | str:
     if path == "priority":
         return F(path, "enum", lambda s: s.g("prio"), 1, names={"0": 0, "1": 1})
     if path == "winner":
-        return F(path, "enum", lambda s: s.g("winner"), 4, names={"none": 0, "0": 1, "1": 2})
+        return F(path, "enum", lambda s: s.g("winner"), 4, names={"none": 0, "0": 1, "1": 2, "draw": 3})
     if path == "phase":
         return F(path, "enum", lambda s: s.g("phase"), 4, names=dict(_PHASES))
     m = re.fullmatch(r"attack\.(\w+)", path)

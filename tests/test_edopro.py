@@ -48,7 +48,14 @@ def test_the_presets_agree_with_the_rules_over_seeded_plays(preset: str) -> None
     assert report.decisions > 300
 
 
-@pytest.mark.parametrize("title", ["flip, battle trigger, Main Phase 1 skipped, an ATK change"])
+@pytest.mark.parametrize(
+    "title",
+    [
+        "flip, battle trigger, Main Phase 1 skipped, an ATK change",
+        "a drawn duel: effect damage takes both players to 0 LP at once",
+        "a duel won by effect damage in the middle of a chain, link 1 left unresolved",
+    ],
+)
 def test_a_play_with_effects_of_every_kind_agrees_with_the_rules(title: str) -> None:
     from test_ygopro import PLAYS, _differences  # the same hand-written plays as on the reference core
 

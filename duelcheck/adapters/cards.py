@@ -272,6 +272,20 @@ SCRIPTS: dict[Effect, Script] = {
     else Duel.ChangePosition(tc,POS_FACEUP_ATTACK) end""",
         target=("nil", "LOCATION_MZONE"),
     ),
+    # destroy the face-up target, then both players take damage equal to its ATK at once (Duel.Damage's step
+    # flag and RDComplete: one event), so both at 0 LP is one check of the core: a drawn duel
+    Effect.DESTROY_DAMAGE_BOTH: Script(
+        "EVENT_FREE_CHAIN",
+        f"""{_FIRST_TARGET}
+    if not tc:IsFaceup() then return end
+    local atk=tc:GetAttack()
+    if Duel.Destroy(tc,REASON_EFFECT)>0 and atk>0 then
+      Duel.Damage(tp,atk,REASON_EFFECT,true)
+      Duel.Damage(1-tp,atk,REASON_EFFECT,true)
+      Duel.RDComplete()
+    end""",
+        target=("Card.IsFaceup", "LOCATION_MZONE"),
+    ),
     Effect.SET_FACE_DOWN: Script(
         "EVENT_FREE_CHAIN",
         f"{_FIRST_TARGET}\n    if tc:IsFaceup() then Duel.ChangePosition(tc,POS_FACEDOWN_DEFENSE) end",

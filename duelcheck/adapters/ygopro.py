@@ -116,7 +116,7 @@ class Ygopro:
         self.phase = oc.PHASE_DRAW
         self.turn = 0
         self.turn_player = 0
-        self.winner: int | None = None
+        self.winner: int | str | None = None  # a player, or "draw"
         self.log: list[oc.Message] = []
         self.clock: Any = None  # the rules' state of a log's play (which timing the log is at), or None
         self.clock_ts: Any = None
@@ -294,8 +294,8 @@ class Ygopro:
             self.step = "battle_end"  # the core's check at the end of the Battle Phase: its End Step (6.3.4.4)
         elif msg.code == oc.MSG_HINT and f["type"] == 1:
             self.timing = f["data"]  # the timing the core announces (in the Damage Step: 6.3.4.3.x)
-        elif msg.code == oc.MSG_WIN:
-            self.winner = f["player"]
+        elif msg.code == oc.MSG_WIN:  # PLAYER_NONE (2): both players lost at once, a drawn duel
+            self.winner = f["player"] if f["player"] in (0, 1) else "draw"
 
     def _moment(self) -> tuple[Any, ...]:
         """Where the duel is, for telling a repeated chance from a new one: the turn, phase and step, the

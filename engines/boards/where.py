@@ -4,6 +4,7 @@ players[1].lp <= 1000`), parsed into a predicate evaluated concretely or symboli
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from collections.abc import Callable
@@ -124,17 +125,8 @@ _TOP = (
 _ROOTS = (*_TOP, "attack", "chain", "players")
 
 
-def _fields_text() -> str:
-    return (
-        "turn, turn_player, phase, priority, normal_summons, battle_phase_entered, passed, resolving, discarding, "
-        "drew, winner, chain_length, attacking, attack.{attacker,target,at_declaration,replay_due}, "
-        "chain[i].{player,kind,effect,negated,left_field,cost}, "
-        "players[p].{lp,hand,deck,graveyard,skip_battle_phase,skip_main_phase_1}, "
-        "players[p].monsters[z].{empty,atk,def,position,face,position_changed,attacked,destroyed_by_battle,"
-        "summoned_this_turn,effect_used}, players[p].spells_traps[z].{empty,kind,effect,face,set_this_turn,cost}"
-    )
-
-
+# the names at each place of a field path, listed once: the error messages (`_fields_text`) and their hints
+# (`closest`) read them; `resolve_field` gives each its meaning
 _LEAVES = {
     r"attack\.(\w+)": ("attacker", "target", "at_declaration", "replay_due"),
     r"chain\[\d+\]\.(\w+)": ("player", "kind", "effect", "negated", "left_field", "cost"),
@@ -165,10 +157,28 @@ _LEAVES = {
 }
 
 
+# where each group of names sits, as the messages write it (the containers `monsters` and `spells_traps` are
+# written with their own names)
+_PLACES = {
+    r"attack\.(\w+)": "attack",
+    r"chain\[\d+\]\.(\w+)": "chain[i]",
+    r"players\[\d+\]\.(\w+)": "players[p]",
+    r"players\[\d+\]\.monsters\[\d+\]\.(\w+)": "players[p].monsters[z]",
+    r"players\[\d+\]\.spells_traps\[\d+\]\.(\w+)": "players[p].spells_traps[z]",
+}
+
+
+def _fields_text() -> str:
+    """Every field a condition may name, for an error message: written from `_LEAVES`, the one list of names."""
+    groups = []
+    for pattern, place in _PLACES.items():
+        names = [n for n in _LEAVES[pattern] if n not in ("monsters", "spells_traps")]
+        groups.append(f"{place}.{{{','.join(names)}}}")
+    return ", ".join([*_TOP, *groups])
+
+
 def closest(path: str) -> str:
     """`; did you mean X?` for a field path that names none: its last name against the names at its place."""
-    import difflib
-
     for pattern, leaves in _LEAVES.items():
         m = re.fullmatch(pattern, path)
         if m:
@@ -637,8 +647,6 @@ def _literal(f: FieldRef, o: _Operand) -> int | bool:
         if o.name in f.names:
             return f.names[o.name]
         options = ", ".join(f.names) or ("true, false" if f.sort == "bool" else "numbers")
-        import difflib
-
         close = difflib.get_close_matches(o.name, list(f.names), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]}?" if close else ""
         raise _where_error(o.col, f"{o.name!r} is not a value of {f.path}{hint} (expected {options})")

@@ -270,7 +270,8 @@ def lp_decide(n: Builder) -> None:
     k = n.k
     out = [n.g("lp", p) <= 0 for p in (0, 1)]
     with n.when(k.and_(n.g("winner") == 0, k.or_(*out))):
-        n.set("winner", k.ite(k.and_(*out), DRAWN, k.ite(out[0], 2, 1, w=4), w=4))
+        loser = k.ite(out[0], winner_if_loses(n, 0), winner_if_loses(n, 1), w=4)
+        n.set("winner", k.ite(k.and_(*out), DRAWN, loser, w=4))
 
 
 # -- field changes shared by several rules -----------------------------------------------------

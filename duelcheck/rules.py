@@ -73,6 +73,12 @@ class Rules(BaseModel):
     )
     normal_summons_per_turn: int = Field(1, ge=0, le=9, description="6.3.5: Normal Summons or Sets per turn")
     zero_atk_battle_destroys: bool = Field(False, description="6.3.4.3.3.1: two 0-ATK monsters destroy each other")
+    replay_stored: bool = Field(
+        False,
+        description="6.3.4.2.1: false: after a replay the attacker chooses a new target or stops, and a stop still "
+        "counts as its attack; true (Goat format, the engines' stored replays): a replay ends the attack and the "
+        "attack is not counted: the monster may declare an attack again later in that Battle Phase",
+    )
     monster_zones: int = Field(5, ge=1, le=5, description="Main Monster Zones per player")
     spell_trap_zones: int = Field(5, ge=1, le=5, description="Spell & Trap Zones per player")
     starting_lp: int = Field(

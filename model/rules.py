@@ -1286,9 +1286,13 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
         k.and_(k.not_(has), t == DIRECT),
     )
     n.require(legal_target, "6.3.4.2.1: choose a monster the opponent controls, a direct attack if none, or stop")
+    if r.replay_stored:  # Goat format (`replay_stored`): a replay ends the attack, which is stored, not made
+        n.require(t == STOP, "Goat format (stored replays): a replay ends the attack; no new target is chosen")
     n.set("replay", False)
     n.set("at_decl", False)  # 6.3.4.2.1: the re-selection is not an attack declaration
-    with n.when(t == STOP):  # stopping still counts as having declared an attack
+    with n.when(t == STOP):  # 6.3.4.2.1: stopping still counts as having declared an attack
+        if r.replay_stored:  # Goat format: the stored attack is not counted; the monster may attack again
+            n.set("m_decl", tp, s.g("atk_zone"), False)
         end_attack(n)
     with n.when(t != STOP):
         n.set("atk_tgt", t)

@@ -4,6 +4,8 @@ positions, replays, how an attack ends.
 
 from __future__ import annotations
 
+from typing import Any
+
 from duelcheck.model.cards import (
     DAMAGE_STEP,
     DIRECT,
@@ -36,8 +38,9 @@ def _one_attack(s: State) -> Val:
 always(
     "one-attack-declaration-per-monster",
     "6.3.4.2, 6.3.4.2.1",
-    "A monster declares at most one attack per turn; stopping on a replay still counts as declared (counted "
-    "by the property layer: attacks declared this turn by the monster in each zone).",
+    "A monster declares at most one attack per turn; stopping on a replay still counts as declared, except "
+    "under `replay_stored` (Goat format), where an attack a replay ended is stored and not counted (counted by "
+    "the property layer: attacks declared this turn by the monster in each zone).",
     state(_one_attack),
 )
 
@@ -198,6 +201,13 @@ def _attack_end_reason(s: State, a: ActionView, t: State) -> Val:
     return k.implies(ended, k.or_(*reasons))
 
 
+def _stored_replay_ends(s: State, a: ActionView, t: State) -> Val:
+    """Goat format (`replay_stored`): a replay ends the attack (it is stored); no new target is chosen."""
+    if not s.r.replay_stored:
+        return True
+    return s.k.implies(a.is_("replay_select"), s.k.not_(t.g("attacking")))
+
+
 always(
     "attack-ends",
     "6.3.4.2, 6.3.4.2.1, 6.3.4.3.3, 6.3.4.3.5, 6.3.4.4",
@@ -205,11 +215,13 @@ always(
     "its target leaves it during the Damage Step; when its attacker changes to Defense Position in the Battle "
     "Step, so that in the Battle Step an attacker is always in face-up Attack Position; and only for a reason "
     "the rules give: the Damage Step over, the attack negated, a battler gone, the attacker to Defense Position "
-    "in the Battle Step, a stop after a replay, the Battle Phase ended.",
+    "in the Battle Step, a stop after a replay, the Battle Phase ended. Under `replay_stored` (Goat format) a "
+    "replay always ends the attack.",
     step(_battler_left, "battler-leaves"),
     step(_attacker_to_defense, "attacker-to-defense"),
     state(_attacker_stands, "attacker-in-attack-position"),
     step(_attack_end_reason, "only-for-a-reason"),
+    step(_stored_replay_ends, "stored-replay"),
 )
 
 
@@ -282,14 +294,30 @@ def _reselects(s: State, a: ActionView, t: State) -> Val:
     return a.is_("replay_select")
 
 
+def _attacks_again(s: State, a: ActionView, t: State) -> Val:
+    """Goat format (`replay_stored`): a monster whose attack a replay stored this turn (the property layer's
+    history) declares an attack again."""
+    if not s.r.replay_stored:  # no attack is ever stored: the case is empty
+        return False
+    return s.k.and_(a.is_("declare_attack"), s.g("h_stored", s.tp, a.p("zone")) == 1)
+
+
+def _choice_vanishes(r: Any, case: str) -> bool:
+    """Stored replays (Goat format) offer no new target; the official rules store no attack."""
+    return r.replay_stored if case in ("new-target", "direct") else case == "stored" and not r.replay_stored
+
+
 sometimes(
     "reach-every-replay-choice",
     "6.3.4.2.1",
     "After a replay the attacker chooses another monster the opponent controls, attacks directly when they "
-    "control none, or stops the attack.",
+    "control none, or stops the attack; under `replay_stored` (Goat format) the replay ends the attack, which "
+    "is stored: the monster declares an attack again.",
     step(lambda s, a, t: s.k.and_(_reselects(s, a, t), a.p("tzone") < s.r.monster_zones), "new-target"),
     step(lambda s, a, t: s.k.and_(_reselects(s, a, t), a.p("tzone") == DIRECT), "direct"),
     step(lambda s, a, t: s.k.and_(_reselects(s, a, t), a.p("tzone") == STOP), "stop"),
+    step(_attacks_again, "stored"),
+    vanishes=_choice_vanishes,
 )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, Effect, Kind, MonsterEffect, Pending, Phase
+from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, STOP, Effect, Kind, MonsterEffect, Pending, Phase
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import open_game_state_phase
 from duelcheck.model.state import FieldSpec, Key, State
@@ -75,7 +75,22 @@ def _attacks(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
     old = k.ite(stays, s.g("h_attacks", p, z), 0)
     declared = k.and_(a.is_("declare_attack"), s.tp == p, a.p("zone") == z)
-    return _bump(s, old, declared, 3)
+    count = _bump(s, old, declared, 3)
+    if not s.r.replay_stored:
+        return count
+    # Goat format (`replay_stored`): an attack a replay ended is stored, not counted: the attacker's count drops
+    stored = k.and_(a.is_("replay_select"), a.p("tzone") == STOP, s.tp == p, s.g("atk_zone") == z, old >= 1)
+    return k.ite(stored, old - 1, count)
+
+
+def _stored(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.2.1: 1 once a replay ended this monster's attack this turn (the attacker stopped; under
+    # `replay_stored`, the Goat format, the attack is stored, not counted), until the turn ends or the zone empties
+    k = s.k
+    p, z = idx
+    stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
+    now = k.and_(a.is_("replay_select"), a.p("tzone") == STOP, s.tp == p, s.g("atk_zone") == z)
+    return k.ite(k.and_(stays, k.or_(now, s.g("h_stored", p, z) == 1)), 1, 0, w=1)
 
 
 def _declined(s: State, a: ActionView) -> Val:
@@ -370,6 +385,7 @@ def _spec(name: str, dims: tuple[int, ...], width: int, doc: str) -> FieldSpec:
 
 
 ATTACKS_DOC = "attacks declared this turn by this monster (history, 6.3.4.2)"
+STORED_DOC = "a replay ended this monster's attack this turn (history, 6.3.4.2.1; stored under replay_stored)"
 
 
 def history_for(rules: Rules) -> History:
@@ -502,6 +518,7 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             _attacks,
             lambda b, idx: int(bool(b.g("m_decl", *idx))),
         ),
+        Counter(_spec("h_stored", (2, monster_zones), 1, STORED_DOC), _stored, lambda b, idx: 0),
     ]
 
 

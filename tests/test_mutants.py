@@ -179,6 +179,40 @@ def test_a_dropped_guard_is_caught_deep_in_a_duel(
     assert BMC(ts).reach([goal], depth, board(ts))[0].status == "unreached"
 
 
+def _stored_attack_counted(s: Any, a: Any, n: Any) -> None:
+    """Goat format's stored replay that still counts the attack: the monster cannot declare an attack again."""
+    from duelcheck.model import rules as R
+
+    R.replay_select(s, a, n)
+    n.set("m_decl", s.tp, s.g("atk_zone"), True)
+
+
+def test_goat_stored_replays_are_read_by_the_properties() -> None:
+    """Under `replay_stored` (Goat format) a replay ends the attack, and the monster attacks again: the witness
+    finds it from a replay due, and loses it when the rule still counts the stored attack; dropping the guard
+    that forbids a new target is caught by `attack-ends`."""
+    from duelcheck.engines.mutate import mutated
+
+    goat = Rules(replay_stored=True)
+    check = _check("reach-every-replay-choice", "stored")
+    goal = Goal(replace(BY_NAME["reach-every-replay-choice"], checks=(check,)), check)
+    ts = TransitionSystem(goat)
+    found = BMC(ts).reach([goal], 2, _replay_due(ts))[0]
+    assert found.status == "reached" and found.trace is not None
+    assert [step.action for step in found.trace.steps[1:]] == ["replay_select", "declare_attack"]
+    with mutated("replay_select", _stored_attack_counted):
+        ts = TransitionSystem(goat)
+        assert BMC(ts).reach([goal], 3, _replay_due(ts))[0].status == "unreached"
+    ends = _check("attack-ends", "stored-replay")
+    ends_goal = Goal(replace(BY_NAME["attack-ends"], checks=(ends,)), ends)
+    with dropped("no new target is chosen"):
+        ts = TransitionSystem(goat)
+        caught = BMC(ts).reach([ends_goal], 1, _replay_due(ts))[0]
+        assert caught.status == "reached" and caught.trace is not None and not holds_at_end(caught.trace, ends)
+    ts = TransitionSystem(goat)
+    assert BMC(ts).reach([ends_goal], 1, _replay_due(ts))[0].status == "unreached"
+
+
 EFFECT_MUTANTS = [(m.rule, m.replacement, m.catches, m.case, m.depth) for m in EFFECT_BUGS]
 
 

@@ -356,7 +356,7 @@ def test_edopros_duel_flags_say_what_each_preset_says() -> None:
     want = {
         "official": 0,
         "master-rule-2": edopro.DUEL_1ST_TURN_DRAW,
-        "goat": edopro.DUEL_1ST_TURN_DRAW | edopro.DUEL_0_ATK_DESTROYED,
+        "goat": edopro.DUEL_1ST_TURN_DRAW | edopro.DUEL_0_ATK_DESTROYED | edopro.DUEL_STORE_ATTACK_REPLAYS,
         "speed": edopro.DUEL_3_COLUMNS_FIELD | edopro.DUEL_NO_MAIN_PHASE_2 | edopro.DUEL_TRIGGER_ONLY_IN_LOCATION,
         "speed-ocg": edopro.DUEL_3_COLUMNS_FIELD,
         "rush": edopro.DUEL_3_COLUMNS_FIELD

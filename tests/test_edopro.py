@@ -105,3 +105,33 @@ def test_each_core_refuses_the_other_ones_library_and_rules_it_cannot_express(tm
     )
     assert done.returncode == 0, done.stderr
     assert "difftest against EDOPro's core" in done.stdout
+
+
+def test_a_stored_replay_of_the_goat_format_agrees_with_the_rules() -> None:
+    """Goat format's stored replays (`replay_stored`, the core's DUEL_STORE_ATTACK_REPLAYS): the attack target
+    destroyed by a chain, the core ends the attack at the replay without asking and without counting it, and the
+    same monster attacks again, directly; the rules' stop is that end. Both sides agree at every step, and the
+    same play under the official rules is refused at the second attack on both sides."""
+    from test_ygopro import PLAYS, _differences
+
+    from duelcheck.adapter import ReferenceAdapter
+    from duelcheck.model.cards import Phase
+
+    before = PLAYS["the attack target destroyed by a chain, then a replay (F11)"][:-1]
+    again = [{"action": "replay", "target": "stop"}, {"action": "declare_attack", "attacker": 0, "target": "direct"}]
+    actions = [{"action": "normal_draw"}, *before, *again, *[{"action": "end_step"}] * 4]  # Goat: a turn-1 draw
+    goat = load_rules("goat")
+    rules = ReferenceAdapter(goat.model_dump())
+    engine = _engine(goat)
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for i, action in enumerate(actions, 1):
+        want, got = rules.apply(action), engine.apply(action)  # type: ignore[attr-defined]
+        assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
+        assert not _differences(want, got), (i, action, _differences(want, got)[:4])
+    assert rules.state.g("phase") == Phase.DMG_AFTER  # the second attack reached damage calculation
+    official = [*before, *again]
+    rules, engine = ReferenceAdapter({}), _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": official})  # type: ignore[attr-defined]
+    for action in official[:-1]:
+        assert not isinstance(rules.apply(action), str) and not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
+    assert isinstance(rules.apply(official[-1]), str) and isinstance(engine.apply(official[-1]), str)  # type: ignore[attr-defined]

@@ -606,6 +606,13 @@ class Ygopro:
             if name == "replay" and self._before_replay(pre):
                 msg = self.pending
                 asking = msg is not None and self._asks_at(pre)
+            if name == "replay" and self.rules.replay_stored:
+                # stored replays (Goat format): the core asks nothing at a replay; it has ended the attack
+                # itself, without counting it. The rules' stop is that end: nothing to answer
+                if post is None or action.get("target") != "stop":
+                    return "the core ends an attack at a replay (stored replays): no new target is chosen"
+                self.clock = post
+                return self._shown()
             if not asking:
                 return self._not_asking(pre)
             got_e = self._apply_decision(action)

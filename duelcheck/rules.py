@@ -73,6 +73,13 @@ class Rules(BaseModel):
     )
     normal_summons_per_turn: int = Field(1, ge=0, le=9, description="6.3.5: Normal Summons or Sets per turn")
     zero_atk_battle_destroys: bool = Field(False, description="6.3.4.3.3.1: two 0-ATK monsters destroy each other")
+    ignition_priority: bool = Field(
+        False,
+        description="6.3 (response window): false: after the turn player's summon, Set, change of position or a "
+        "resolved chain, the turn player may only activate a card of speed 2 or more, or pass, until the opponent "
+        "has passed too; true (Goat format, ignition priority): the turn player may also activate a monster's "
+        "Ignition effect first, before the opponent can respond",
+    )
     replay_stored: bool = Field(
         False,
         description="6.3.4.2.1: false: after a replay the attacker chooses a new target or stops, and a stop still "

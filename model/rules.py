@@ -224,6 +224,20 @@ def require_open_main(s: State, n: Builder) -> None:
     n.require(k.not_(s.g("attacking")), "6.3.3: no attack is in progress in a Main Phase")
 
 
+# 6.3 (response window), seed 000 (000:L31: after an act that can be answered the opponent is asked first): what
+# the turn player may do before the opponent has had the chance to respond (docs/engine-findings.md F12)
+WINDOW_OPEN = (
+    "6.3 (response window): the opponent may first respond to the turn player's last act; until both pass, the "
+    "turn player may only activate a card of speed 2 or more, or pass"
+)
+
+
+def require_window_closed(s: State, n: Builder) -> None:
+    """6.3 (response window): the turn player's next act waits until both players have passed the window. Kept
+    the last guard of each action that reads it, so that the other guards keep their places (mutation sites)."""
+    n.require(s.k.not_(s.g("window")), WINDOW_OPEN)
+
+
 def open_game_state_phase(s: State) -> Val:
     """A Main Phase, or the Battle Step with no attack going on: where the turn player acts at will (6.3.3,
     6.3.4.2), and where a response window can open."""
@@ -810,6 +824,7 @@ def summon_or_set(s: State, a: Params, n: Builder, defense: bool, up: bool) -> N
     n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
     require_stats(n, a.atk, a.defv)
     require_monster_effect(n, a.mkind, a.eff)
+    require_window_closed(s, n)
     n.add("hand", tp, -1)
     n.add("nsum", 1)
     n.set("passed", False)
@@ -857,6 +872,7 @@ def flip_summon(s: State, a: Params, n: Builder) -> None:
         k.not_(s.g("m_decl", tp, z)),
         "seed 000: the monster in zone {zone} declared an attack this turn and cannot change its battle position",
     )
+    require_window_closed(s, n)
     n.set("m_up", tp, z, True)
     n.set("m_def", tp, z, False)
     n.set("m_moved", tp, z, True)
@@ -892,6 +908,7 @@ def change_position(s: State, a: Params, n: Builder) -> None:
         k.not_(s.g("m_decl", tp, z)),
         "seed 000: the monster in zone {zone} declared an attack this turn and cannot change its battle position",
     )
+    require_window_closed(s, n)
     n.set("m_def", tp, z, k.not_(s.g("m_def", tp, z)))
     n.set("m_moved", tp, z, True)
     n.set("passed", False)
@@ -909,6 +926,7 @@ def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     n.require(k.one_of(a.cost, tuple(Cost)), "model catalogue: a cost from the catalogue")
     free, z = first_free(s, s.row("s_occ", tp))
     n.require(free, "seed 000: no free Spell & Trap Zone")
+    require_window_closed(s, n)
     n.add("hand", tp, -1)
     n.set("s_occ", tp, z, True)
     n.set("s_kind", tp, z, a.kind)
@@ -1028,6 +1046,10 @@ def activate(s: State, a: Params, n: Builder) -> None:
     with n.when(monster):
         n.set("m_used", p, a.zone, True)
     add_link(n, p, kind, eff, zone, a, a.cost)
+    with n.when(sp == 1):  # 6.3 (response window): no speed-1 start before the opponent's chance; the last guard
+        # Goat format (`ignition_priority`): the turn player's Ignition effect may come before the opponent's chance
+        first = kind == Kind.IGNITION if r.ignition_priority else False
+        n.require(k.or_(first, k.not_(s.g("window"))), WINDOW_OPEN)
 
 
 def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, tz: Val, own: Val) -> None:
@@ -1258,6 +1280,7 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
         )
     with n.when(k.not_(has)):
         n.require(t == DIRECT, "6.3.4.2: the opponent controls no monster: the attack is a direct attack")
+    require_window_closed(s, n)
     n.set("m_decl", tp, z, True)
     n.set("attacking", True)
     n.set("atk_zone", z)

@@ -12,6 +12,7 @@ from duelcheck.model.cards import (
     NO_CHOICE,
     TO_MAIN2,
     Effect,
+    Kind,
     Phase,
 )
 from duelcheck.model.kit import Val
@@ -22,6 +23,7 @@ from duelcheck.model.rules import (
     winner_if_loses,
 )
 from duelcheck.model.state import Rejected, State, action_body
+from duelcheck.properties.chain import SPEED_1
 from duelcheck.properties.core import (
     MAIN_ACTS,
     PROGRESS,
@@ -30,6 +32,7 @@ from duelcheck.properties.core import (
     battle_chosen,
     main1_would_begin,
     negated_link,
+    new_link,
     sometimes,
     state,
     step,
@@ -241,13 +244,48 @@ def _attack_timing(s: State, a: ActionView, t: State) -> Val:
     return k.implies(a.is_("declare_attack"), when)
 
 
+def _window_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3 (response window): while the opponent may still respond to the turn player's summon, Set, change of
+    position or resolved chain (the property layer's history), the turn player neither summons nor Sets,
+    changes no position, declares no attack and starts no chain at speed 1, except under `ignition_priority`
+    (the Goat format), where a monster's Ignition effect may be activated first."""
+    k = s.k
+    acted = k.or_(*(a.is_(name) for name in (*MAIN_ACTS, "declare_attack")))
+    added, kind, _, owner = new_link(s, t)
+    allowed = (Kind.IGNITION,) if s.r.ignition_priority else ()
+    slow = k.and_(added, owner == s.tp, k.one_of(kind, tuple(x for x in SPEED_1 if x not in allowed)))
+    return k.implies(s.g("h_window") == 1, k.not_(k.or_(acted, slow)))
+
+
 always(
     "summon-and-attack-timing",
-    "6.3.3, 6.3.4.2",
+    "6.3, 6.3.3, 6.3.4.2",
     "Summons, Sets and position changes happen in the turn player's Main Phase, attack declarations in the "
-    "Battle Step, one attack at a time; each by the turn player holding priority with no chain open.",
+    "Battle Step, one attack at a time; each by the turn player holding priority with no chain open, and not "
+    "while the opponent may still respond to the turn player's last act, when the turn player only activates "
+    "at speed 2 or more, or passes (under `ignition_priority`, the Goat format, an Ignition effect too).",
     step(_main_timing, "main-phase"),
     step(_attack_timing, "attack"),
+    step(_window_first, "response-window"),
+)
+
+
+def _ignition_first(s: State, a: ActionView, t: State) -> Val:
+    """Goat format (`ignition_priority`): the turn player starts a chain with a monster's Ignition effect while
+    the opponent could still respond to the turn player's last act."""
+    if not s.r.ignition_priority:  # the case is empty: the rules give no such priority
+        return False
+    added, kind, _, owner = new_link(s, t)
+    return s.k.and_(s.g("h_window") == 1, added, owner == s.tp, kind == Kind.IGNITION)
+
+
+sometimes(
+    "reach-ignition-priority",
+    "6.3 (response window)",
+    "Under `ignition_priority` (the Goat format) the turn player activates a monster's Ignition effect right "
+    "after their own summon, Set or resolved chain, before the opponent can respond.",
+    step(_ignition_first),
+    vanishes=lambda r, case: not r.ignition_priority,  # the official rules give the opponent the chance first
 )
 
 

@@ -15,7 +15,7 @@ from duelcheck.api import load_rules
 from duelcheck.engines.base import Trace
 from duelcheck.engines.bmc import BMC, Goal
 from duelcheck.engines.kind import Induction
-from duelcheck.engines.shrink import shrink
+from duelcheck.engines.shrink import shrink, slide
 from duelcheck.engines.sim import Simulator
 from duelcheck.model.cards import NO_CHOICE, TO_END
 from duelcheck.model.rules import ACTION_BY_NAME
@@ -304,14 +304,15 @@ def test_the_shrinker_shortens_a_simulated_play_that_still_reaches_the_witness(t
 
 
 def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSystem) -> None:
-    """Turn 3 by single passes, with a Set card and a Normal Summon on the way (and the two passes of the
-    response window the summon opens): 21 steps; the shortest play is 5 (found and proved by the bounded
-    search, two phase ends per step), and the shrinker gets there."""
+    """Turn 3 by single passes, with a Normal Summon on the way (and the two passes of the response window it
+    opens): 20 steps; the shortest play is 5 (found and proved by the bounded search, two phase ends per step),
+    and the shrinker gets there: its sliding windows take the summon and its window's two passes out as one
+    block (removed alone, the passes would end the phase instead)."""
     passes = [("pass", {"choice": NO_CHOICE})]
     end_main_1 = [("pass", {"choice": NO_CHOICE}), ("pass", {"choice": TO_END})]
-    detours = [("set_spell_trap", {"kind": 0, "eff": 0}), ("normal_summon", {"atk": 10, "defv": 10})]
     window = passes * 2  # 6.3: the summon's response window, passed by both
-    turn_1 = passes * 4 + detours + window + end_main_1 + passes * 2  # Draw, Standby, Main 1, End: 12 steps
+    detours = [("normal_summon", {"atk": 10, "defv": 10})]
+    turn_1 = passes * 4 + detours + window + end_main_1 + passes * 2  # Draw, Standby, Main 1, End: 11 steps
     turn_2 = [("normal_draw", {})] + passes * 4 + end_main_1 + passes * 2  # 9 steps
     s = ts.init()
     steps = [Step("init", {}, s)]
@@ -320,9 +321,9 @@ def test_the_shrinker_removes_detours_down_to_the_minimal_play(ts: TransitionSys
         assert out.ok and out.state is not None, (name, out.reason)
         s = out.state
         steps.append(Step(name, params, s))
-    assert s.g("turn") == 3 and len(steps) - 1 == 21
+    assert s.g("turn") == 3 and len(steps) - 1 == 20
     turn_3 = BY_NAME["reach-turn-3"].checks[0]
-    short = shrink(ts, turn_3, Trace(steps))
+    short = slide(ts, turn_3, Trace(steps))
     assert len(short) == 5 and short.steps[-1].state.g("turn") == 3
 
 

@@ -338,6 +338,8 @@ def test_a_monster_an_effect_special_summons_is_stacked_in_its_owners_deck() -> 
             "def": 1000,
             "effect": {"type": "ignition", "effect": "special_summon"},
         },
+        {"action": "pass"},  # 6.3: the summon's response window, passed by both
+        {"action": "pass"},
         {"action": "activate_effect", "monster": 0, "type": "ignition", "effect": "special_summon"},
         {"action": "pass"},
         {"action": "pass"},
@@ -356,7 +358,10 @@ def test_edopros_duel_flags_say_what_each_preset_says() -> None:
     want = {
         "official": 0,
         "master-rule-2": edopro.DUEL_1ST_TURN_DRAW,
-        "goat": edopro.DUEL_1ST_TURN_DRAW | edopro.DUEL_0_ATK_DESTROYED | edopro.DUEL_STORE_ATTACK_REPLAYS,
+        "goat": edopro.DUEL_1ST_TURN_DRAW
+        | edopro.DUEL_0_ATK_DESTROYED
+        | edopro.DUEL_STORE_ATTACK_REPLAYS
+        | edopro.DUEL_TCG_FAST_EFFECT_IGNITION,
         "speed": edopro.DUEL_3_COLUMNS_FIELD | edopro.DUEL_NO_MAIN_PHASE_2 | edopro.DUEL_TRIGGER_ONLY_IN_LOCATION,
         "speed-ocg": edopro.DUEL_3_COLUMNS_FIELD,
         "rush": edopro.DUEL_3_COLUMNS_FIELD

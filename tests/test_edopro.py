@@ -135,3 +135,41 @@ def test_a_stored_replay_of_the_goat_format_agrees_with_the_rules() -> None:
     for action in official[:-1]:
         assert not isinstance(rules.apply(action), str) and not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
     assert isinstance(rules.apply(official[-1]), str) and isinstance(engine.apply(official[-1]), str)  # type: ignore[attr-defined]
+
+
+def test_ignition_priority_of_the_goat_format_agrees_with_the_rules() -> None:
+    """Goat format's ignition priority (`ignition_priority`, the core's DUEL_TCG_FAST_EFFECT_IGNITION): right
+    after the turn player's Normal Summon, with the opponent holding a Trap they could respond with, the
+    summoned monster's Ignition effect is activated first, on both sides; under the official rules both sides
+    refuse it there (the opponent may respond first: docs/engine-findings.md F12)."""
+    from test_ygopro import _differences
+
+    from duelcheck.adapter import ReferenceAdapter
+
+    monster = {"atk": 1000, "def": 1000, "effect": {"type": "ignition", "effect": "draw"}}
+    turn_1 = [
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {"action": "set_spell_trap", "kind": "normal_trap", "effect": "draw"},
+        {"action": "pass"},
+        {"action": "pass"},
+        {"action": "end_step", "then": "end_phase"},
+        {"action": "end_step"},
+    ]
+    turn_2 = [
+        {"action": "normal_draw"},
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {"action": "normal_summon", **monster},
+        {"action": "activate_effect", "monster": 0, "type": "ignition", "effect": "draw"},
+    ]
+    for rules, first_draw, legal in ((load_rules("goat"), True, True), (Rules(), False, False)):
+        actions = [*([{"action": "normal_draw"}] if first_draw else []), *turn_1, *turn_2]
+        model, engine = ReferenceAdapter(rules.model_dump()), _engine(rules)
+        engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+        for i, action in enumerate(actions[:-1], 1):
+            want, got = model.apply(action), engine.apply(action)  # type: ignore[attr-defined]
+            assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
+            assert not _differences(want, got), (i, action, _differences(want, got)[:4])
+        want, got = model.apply(actions[-1]), engine.apply(actions[-1])  # type: ignore[attr-defined]
+        assert isinstance(want, str) != legal and isinstance(got, str) != legal, (legal, want, got)

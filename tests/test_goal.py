@@ -158,16 +158,18 @@ def test_the_rules_lemmas_are_made_with_no_mutant_in_force() -> None:
 
 def test_a_goal_asked_near_reference_states_is_the_nearest_and_searched_from_there() -> None:
     """A second Normal Summon in a turn (its limit dropped): asked near the start of the duel and near the
-    state after the turn's first Normal Summon, the goal is found near the second, met there already, and the
-    search begins at that state's play and ends one step on."""
+    state after the turn's first Normal Summon and the two passes of the response window it opened (6.3), the
+    goal is found near the second, met there already, and the search begins at that state's play and ends one
+    step on."""
     from conftest import REPLAY_DIRECT
 
     from duelcheck.engines.base import Result
     from duelcheck.engines.sim import replay_prefix
 
     mutant, a, facts, b, dis = _setting("drop:normal_summon:10")
-    summoned = replay_prefix(a, REPLAY_DIRECT[:2])
-    assert summoned[-1].action == "normal_summon"
+    window = [("pass", {"choice": 0}), ("pass", {"choice": 0})]  # 6.3: the summon's window, passed by both
+    summoned = replay_prefix(a, [*REPLAY_DIRECT[:2], *window])
+    assert summoned[-3].action == "normal_summon"
     refs = [summoned[:1], summoned]
     with mu.activated(mutant):
         goals = GoalQuestions(b, facts, INVARIANTS).targets(1, dis.actions, 1, refs=[p[-1].state for p in refs])

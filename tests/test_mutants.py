@@ -91,6 +91,8 @@ GUARD_MUTANTS = [
         9,
     ),
     ("a card that can only be activated at an attack declaration", "activation-timing", "attack-negation", Rules(), 4),
+    # 6.3 (response window): the turn player's next act before the opponent could respond to the last one
+    ("the opponent may first respond", "summon-and-attack-timing", "response-window", Rules(), 4),
     ("duel_over", "nothing-after-the-duel", "", Rules(first_turn_battle=True, starting_lp=100), 12),
     # read from the property layer's history (properties/history.py), not from the flag the rule keeps
     ("draws only one card in the Draw Phase", "one-normal-draw-per-draw-phase", "", Rules(first_turn_draw=True), 3),
@@ -105,7 +107,7 @@ GUARD_MUTANTS = [
     ("when Main Phase 1 ends the turn player chooses", "passes-end-phases", "both-passed", Rules(), 3),
     ("a Trap must be Set before it is activated", "activation-sources", "card", Rules(), 3),
     ("no face-up monster in that zone", "activation-sources", "card", Rules(), 3),
-    ("the Set card's cost", "activation-sources", "card", Rules(), 4),
+    ("the Set card's cost", "activation-sources", "card", Rules(), 6),  # Set, the window's two passes, activate
     ("the Battle Phase is ended from within it", "activation-sources", "end-battle-phase", Rules(), 3),
 ]
 

@@ -715,16 +715,17 @@ def test_a_player_who_loses_with_a_card_left_is_caught_by_deck_out_loses() -> No
 
 
 @pytest.mark.parametrize(
-    ("mutant_id", "prop"),
+    ("mutant_id", "prop", "depth"),
     [
-        ("compare:pay_cost:0", "costs-paid-on-activation"),  # a no-cost card discards; Magic Jammer does not
-        ("compare:choose_targets:6", "target-is-another-card"),  # a card targets itself
-        ("compare:choose_targets:10", "well-formed"),  # an untargeted link records a target
+        ("compare:pay_cost:0", "costs-paid-on-activation", 4),  # a no-cost card discards; Magic Jammer does not
+        # a card targets itself (5 steps: a response window, 6.3, is passed by both on the way)
+        ("compare:choose_targets:6", "target-is-another-card", 5),
+        ("compare:choose_targets:10", "well-formed", 4),  # an untargeted link records a target
     ],
 )
-def test_the_properties_added_for_the_comparison_survivors_kill_them(mutant_id: str, prop: str) -> None:
+def test_the_properties_added_for_the_comparison_survivors_kill_them(mutant_id: str, prop: str, depth: int) -> None:
     """Survivors of the comparison run, each killed at once by the property written for the clause it breaks."""
-    got = mu.kill(Rules(), mu.mutant_by_id(mutant_id), 4, {}, prove=False)
+    got = mu.kill(Rules(), mu.mutant_by_id(mutant_id), depth, {}, prove=False)
     assert (got["status"], got["killed_by"], got["kill_kind"]) == ("killed", prop, "violated"), got
 
 
@@ -920,8 +921,9 @@ def test_a_position_changed_on_the_turn_its_monster_arrived_is_caught_from_histo
     main1 = ts.expand(ts.init(), "end_steps", {"choice": NO_CHOICE})  # turn 1's Main Phase 1
     assert isinstance(main1, list)
     assert not ts.apply(ts.apply(main1[-1].state, *first).state, *second).ok  # the rules refuse it
+    window = [("pass", {"choice": NO_CHOICE})] * 2  # 6.3: the response window the summon or Set opens
     with mu.activated(mu.mutant_by_id(mutant_id)):
-        play = [("end_steps", {"choice": NO_CHOICE}), first, second]
+        play = [("end_steps", {"choice": NO_CHOICE}), first, *window, second]
         r = mu._replay_violation(TransitionSystem(Rules()), prop, {"arrived": play})
     assert r is not None and r.label == "position-change-rules" and r.trace.steps[-1].action == second[0], r
 
@@ -1018,7 +1020,8 @@ def test_a_monster_effect_used_twice_in_a_turn_is_caught_from_history() -> None:
     turn. `activation-timing[monster-effect-once-per-turn]` counts the activations itself (history `h_used`)."""
     ignition = {"atk": 10, "defv": 10, "mkind": int(MonsterEffect.IGNITION), "eff": int(Effect.DRAW)}
     use = ("activate", {"zone": 0, "kind": int(Kind.IGNITION), "eff": int(Effect.DRAW), **NO_TARGET, "cost": 0})
-    play = [MAIN1, ("normal_summon", ignition), use, PASS, PASS, RESOLVE, use]
+    # each act and each resolved chain opens a response window (6.3), passed by both before the next use
+    play = [MAIN1, ("normal_summon", ignition), PASS, PASS, use, PASS, PASS, RESOLVE, PASS, PASS, use]
     ts = TransitionSystem(Rules())
     state = ts.init()
     for move, given in play[:-1]:

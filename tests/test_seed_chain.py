@@ -31,13 +31,14 @@ def build_chain(ts: TransitionSystem) -> State:
     summon = ("normal_summon", {"atk": 15, "defv": 10})
     # turn 1, player 0: a monster, and Seven Tools of the Bandit Set (its cost: 1000 LP)
     seven_tools = spell_trap(Kind.COUNTER_TRAP, Effect.NEGATE, Cost.PAY_LP)
-    s = play(ts, s, *both_pass(), *both_pass(), summon, seven_tools)
-    s = play(ts, s, *both_pass(), *both_pass(TO_END), *both_pass())  # the Set's response window (6.3) first
+    # each summon or Set opens a response window (6.3) that both pass before the turn player's next act
+    s = play(ts, s, *both_pass(), *both_pass(), summon, *both_pass(), seven_tools)
+    s = play(ts, s, *both_pass(), *both_pass(TO_END), *both_pass())  # the Set's response window first
     assert s.g("turn") == 2
     # turn 2, player 1: a monster, Royal Decree and Magic Jammer Set (its cost: a discard)
-    s = play(ts, s, "normal_draw", *both_pass(), *both_pass(), summon)
+    s = play(ts, s, "normal_draw", *both_pass(), *both_pass(), summon, *both_pass())
     magic_jammer = spell_trap(Kind.COUNTER_TRAP, Effect.NEGATE, Cost.DISCARD)
-    s = play(ts, s, spell_trap(Kind.CONT_TRAP, Effect.NONE), magic_jammer)
+    s = play(ts, s, spell_trap(Kind.CONT_TRAP, Effect.NONE), *both_pass(), magic_jammer)
     s = play(ts, s, *both_pass(), *both_pass(TO_END), *both_pass())
     # turn 3, player 0 opens with Dark Hole; the players alternate
     s = play(ts, s, "normal_draw", *both_pass(), *both_pass())

@@ -133,7 +133,9 @@ class ModelEngine:
                 tried_hand.add(k)
                 if self._legal(entry):
                     out[k] = entry
-        if not self._open(s):  # a chance to act: the choices are the activations and passing
+        # a chance to act (also the turn player's in a response window: Goat's ignition priority): the choices are
+        # the activations and passing
+        if not self._open(s) or s.g("window"):
             out = {k: a for k, a in out.items() if a["action"] != "end_step"}
             if out and self._legal({**PASS, **({"then": self.then} if self.then else {})}):
                 out[key(PASS)] = dict(PASS)
@@ -157,10 +159,17 @@ class ModelEngine:
         """The state where the opponent holds priority in the response window (6.3, `response_window`: the turn
         player passed it to them), when a window is open in the turn player's open game state and the opponent
         can do something there; else None. An engine asks the opponent there before the turn player's next
-        action; the rules let the turn player act first or pass: the turn player's pass is taken here."""
+        action; the rules let the turn player pass or activate at speed 2 there first: the turn player's pass is
+        taken here (under Goat's `ignition_priority`, not when they can activate an Ignition effect first)."""
         if not s.g("window") or not self._open(s):
             return None
+        if self.rules.ignition_priority and self._ignition_first(s):
+            return None  # Goat's ignition priority: the turn player's Ignition effect first, as the engine asks
         return self._other_can_act_after_pass(s)
+
+    def _ignition_first(self, s: State) -> bool:
+        """Whether the turn player can activate an Ignition effect in the response window (Goat format)."""
+        return any(name == "activate" and params.get("kind") == Kind.IGNITION for name, params in self.ts.enabled(s))
 
     def _other_can_act_after_pass(self, s: State) -> State | None:
         """The state after the pass of the player holding priority in `s`, when the other player can do
@@ -226,7 +235,10 @@ class ModelEngine:
         if not self._held(entry, window or self.state):
             return "the card is not in the hand"
         declined = self.declined
-        self.declined = window is not None and entry.get("action") == "pass"
+        # the opponent passes the response window: shown as theirs (`window`), or after the turn player passed it
+        # themselves (Goat's ignition priority asks the turn player first)
+        closes = bool(self.state.g("window")) and self.state.g("prio") != self.state.tp
+        self.declined = entry.get("action") == "pass" and (window is not None or closes)
         if window is not None:  # the opponent's decision in the response window
             self._step("pass", {"choice": 0})
         elif self.state.g("window") and entry.get("action") == "end_step":
@@ -287,6 +299,8 @@ class ModelEngine:
             s = self.state
             if s.g("winner"):
                 return
+            if self._pass_unused_window():
+                continue
             offers = self.offers()
             if offers and offers != [END_STEP]:
                 return
@@ -311,6 +325,18 @@ class ModelEngine:
             else:
                 return  # nothing can be done: a deadlock, which the rules' own properties look for
         raise InputError(f"the rules ran {FORCED_LIMIT} steps with no decision")
+
+    def _pass_unused_window(self) -> bool:
+        """A response window (6.3) in which the opponent can do nothing but pass is passed by both, as an engine
+        asks nobody there and goes on to the turn player's next action (a Quick-Play Spell the turn player
+        could activate in the window is activated there as well): the turn player's pass, then the opponent's.
+        True when the passes were taken."""
+        s = self.state
+        if not s.g("window") or not self._open(s) or self._other_can_act_after_pass(s) is not None:
+            return False
+        if self.rules.ignition_priority and self._ignition_first(s):
+            return False  # Goat's ignition priority: the turn player is asked first, for their Ignition effect
+        return all(self._step("pass", {"choice": 0}) is None for _ in (0, 1))  # in order; the first refusal stops
 
     def _resolution(self, s: State) -> dict[str, int] | None:
         """The parameters of the next resolution: the other side's when told (`expected`), else nothing when

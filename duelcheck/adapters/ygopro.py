@@ -340,9 +340,14 @@ class Ygopro:
                 # change of position, or after a chain resolved: 6.3, the rules' `response_window`). The
                 # opponent's chance is a decision, as in the rules (the turn player passes priority to them);
                 # the turn player's own chance comes first in the core and offers nothing their next idle
-                # command does not: passed here.
+                # command does not: passed here (but under the Goat format's ignition priority, where it
+                # offers the Ignition effects the rules let come before the opponent's chance).
                 if f["player"] != self.turn_player:
                     return False
+                ignition = [a for i, c in enumerate(f["chains"]) for a in self._activations(c, i)]
+                again = self.last_pass.get(f["player"]) == self._moment()  # asked again, nothing done since
+                if self.rules.ignition_priority and not again and any(a.get("type") == "ignition" for a in ignition):
+                    return False  # Goat's ignition priority: the turn player's Ignition effect may come first
                 lib.respond_int(-1)
                 return True
             if self.last_pass.get(f["player"]) == self._moment() and not any(c["forced"] for c in f["chains"]):

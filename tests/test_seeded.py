@@ -120,16 +120,20 @@ def test_the_rules_never_disagree_with_themselves() -> None:
     assert dis.actions == [] and z3.is_false(dis.at(a.sym_step(a.sym_state("@x0"), "@x1")))
 
 
+# a small field (one zone of each, two chain links): the same plays, in a fraction of the solver's time
+SMALL = Rules(monster_zones=1, spell_trap_zones=1, chain_links=2)
+
+
 def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None:
     """A pass that ends a step while a trigger waits to be activated (drop:pass:3) breaks triggers-first only
     at step 7, past the probe's 5: the seeded search finds the play, each step before the last taken alike
     by the rules, and refutes every shorter one. Certified under the mutant from the start of the duel. Asked
     a short way first, as `duelcheck mutate` asks it (to 4 here), then on with those depths not asked again."""
     m = mu.mutant_by_id("drop:pass:3")
-    ts = TransitionSystem(Rules())
+    ts = TransitionSystem(SMALL)
     # pruned by well-formed, as `duelcheck mutate` prunes by every proved invariant (`duelcheck check` proves it
-    # for all depths under these rules, with the rest of the suite): 38 s against 89 s unpruned
-    seeded = mu.seeded_setup(Rules(), ts, m, ["well-formed"], {})
+    # for all depths under these rules, with the rest of the suite), on the small field
+    seeded = mu.seeded_setup(SMALL, ts, m, ["well-formed"], {})
     assert mu.PROBE_DEPTH < 7
     with mu.activated(m):
         none, why, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", None)  # the probe's depths
@@ -147,7 +151,7 @@ def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None
         # a time limit refutes nothing: the depths it left are not reported refuted
         stopped, why, refuted = mu._seeded_kill(ts, seeded, INVARIANTS, 4, 0, "auto", time.monotonic() - 1)
         assert stopped is None and "time limit" in why and refuted == 0
-    a = TransitionSystem(Rules())  # the rules as written refuse the last step
+    a = TransitionSystem(SMALL)  # the rules as written refuse the last step
     state = r.trace.steps[-2].state
     assert not a.apply(state, r.trace.steps[-1].action, r.trace.steps[-1].params).ok
     for prev, st in zip(r.trace.steps, r.trace.steps[1:], strict=False):

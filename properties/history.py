@@ -79,8 +79,13 @@ def _attacks(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     if not s.r.replay_stored:
         return count
     # Goat format (`replay_stored`): an attack a replay ended is stored, not counted: the attacker's count drops
-    stored = k.and_(a.is_("replay_select"), a.p("tzone") == STOP, s.tp == p, s.g("atk_zone") == z, old >= 1)
-    return k.ite(stored, old - 1, count)
+    return k.ite(k.and_(_replay_ended(s, a, p, z), old >= 1), old - 1, count)
+
+
+def _replay_ended(s: State, a: ActionView, p: int, z: int) -> Val:
+    """6.3.4.2.1: the step is the turn player's stop at a replay, and player p's monster in zone z was attacking."""
+    k = s.k
+    return k.and_(a.is_("replay_select"), a.p("tzone") == STOP, s.tp == p, s.g("atk_zone") == z)
 
 
 def _stored(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
@@ -89,8 +94,7 @@ def _stored(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     k = s.k
     p, z = idx
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
-    now = k.and_(a.is_("replay_select"), a.p("tzone") == STOP, s.tp == p, s.g("atk_zone") == z)
-    return k.ite(k.and_(stays, k.or_(now, s.g("h_stored", p, z) == 1)), 1, 0, w=1)
+    return k.ite(k.and_(stays, k.or_(_replay_ended(s, a, p, z), s.g("h_stored", p, z) == 1)), 1, 0, w=1)
 
 
 def _declined(s: State, a: ActionView) -> Val:

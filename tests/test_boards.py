@@ -483,7 +483,8 @@ def test_a_twin_the_bound_misses_is_found_by_the_seeded_search_and_is_the_shorte
     from duelcheck.engines import boards, mutate
 
     monkeypatch.setattr(mutate, "far_walks", lambda rules: {})  # no wide search: the start's is enough here
-    ts = TransitionSystem(Rules())
+    rules = Rules(monster_zones=2, spell_trap_zones=1, chain_links=2)  # a small field: the same refusal, faster
+    ts = TransitionSystem(rules)
     table = {ag.action.name: ag for ag in collect_guards(ts, ["normal_summon"])}
 
     def second_summon() -> list[Any]:
@@ -497,7 +498,7 @@ def test_a_twin_the_bound_misses_is_found_by_the_seeded_search_and_is_the_shorte
     goals = second_summon()
     search(ts, goals, table, shortest[0].depth - 1)
     assert goals[0].status == "not-found"
-    boards.seeded_twins(ts, goals, Rules(), cache=Path(os.environ["DUELCHECK_CACHE"]))
+    boards.seeded_twins(ts, goals, rules, cache=Path(os.environ["DUELCHECK_CACHE"]))
     g = goals[0]
     assert g.status == "found" and g.minimal and "seeded search" in g.note, g.note
     assert g.depth == shortest[0].depth  # the seeded search's play is the shortest, as the bounded search's

@@ -96,6 +96,8 @@ def show_key(key: Key) -> str:
 def actor(pre: State, name: str) -> int:
     if name == "trigger":  # the waiting effect of the turn player goes first (6.3.4.3.4)
         due = (Pending.FLIP_DUE, Pending.TRIGGER_DUE)
+        if pre.g("trig", 0) not in due and pre.g("trig", 1) not in due:
+            return int(pre.g("prio"))  # 6.3.2: a delayed effect's draw, by the player holding priority
         return int(pre.tp) if pre.g("trig", pre.tp) in due else 1 - int(pre.tp)
     return int(pre.g("prio")) if name in ("pass", "end_step", "activate") else int(pre.tp)
 

@@ -30,7 +30,7 @@ from duelcheck.log import (
     summoned,
 )
 from duelcheck.log import moves as log_moves
-from duelcheck.model.rules import ACTION_BY_NAME, not_holding_priority
+from duelcheck.model.rules import ACTION_BY_NAME, delayed_due, not_holding_priority, trigger_due
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules
@@ -201,6 +201,9 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
     if entry.action == "resolve" and entry.player is not None:
         raise InputError(f"{at}.player: expected no player: a link resolves by the rules")
     who = _log_actor(model, entry.action)
+    if entry.action == "trigger" and not any(trigger_due(model, p) for p in (0, 1)):
+        # a delayed effect's draw is its holder's (6.3.2); with nothing to activate, the rules' own guard says so
+        who = model.g("prio") if delayed_due(model, model.g("prio")) else None
     by_priority = ("pass", "end_step", "activate", "respond", "activate_effect")
     if entry.player is not None and who is not None and entry.player != who and entry.action in by_priority:
         return not_holding_priority(model)  # the rules' own words: who holds priority, and by which clause

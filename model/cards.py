@@ -102,6 +102,13 @@ class Effect(IntEnum):
     # such as Ring of Destruction): effect damage, so a duel may end in the middle of a chain's resolution, and
     # both players at 0 at once is a drawn duel
     DESTROY_DAMAGE_BOTH = 13
+    # a delayed effect (6.3, the counting of turns; 6.3.2, Standby Phase effects): "during the Standby Phase
+    # LATER_TURNS turn(s) after this card resolves, its controller may draw 1 card". The text names no player, so
+    # every turn counts (001:L11); the draw is a triggered effect activated in that Standby Phase, as a chain link
+    DRAW_LATER = 14
+    # the same, counted "in your own turns" (001:L12): "during your Standby Phase LATER_TURNS of your turn(s)
+    # after this card resolves": only its controller's turns count
+    DRAW_LATER_OWN = 15
 
 
 TARGETED = (
@@ -163,6 +170,12 @@ ATK_CHANGES = (-10, -5, 5, 10)
 ATK_CAP = 90
 
 LP_COST = 10  # an LP cost: 1000 LP, in units of 100
+
+# a delayed effect's count of turns (DRAW_LATER, DRAW_LATER_OWN): "1 turn later", "during the next Standby Phase"
+# (every turn counts: the opponent's next turn) or "during your next Standby Phase" (only the controller's turns
+# count: their own next turn); any count tells the two readings apart, 1 with the shortest plays
+LATER_TURNS = 1
+DELAYED = (Effect.DRAW_LATER, Effect.DRAW_LATER_OWN)
 
 DIRECT = 5  # attack target: the opponent directly
 STOP = 6  # replay choice: stop the attack

@@ -17,9 +17,11 @@ from duelcheck.model.cards import (
     ATK_CAP,
     ATK_CHANGES,
     DAMAGE_STEP,
+    DELAYED,
     DIRECT,
     GRAVEYARD,
     HAND,
+    LATER_TURNS,
     LP_COST,
     MAIN_PHASES,
     MONSTER_KIND,
@@ -174,6 +176,13 @@ def waiting_trigger(s: State) -> str:
     """Why nothing else is done while a triggered effect waits to be activated or declined."""
     clause = "6.3.4.3.5" if s.g("phase") == Phase.DMG_END else "6.3.4.3.4"
     return f"{clause}: a triggered effect is waiting: it is activated (or declined) first, the turn player's first"
+
+
+def nothing_waiting(s: State) -> str:
+    """Why no triggered effect can be activated now, citing the timing of this phase or step."""
+    ph = s.g("phase")
+    clause = "6.3.4.3.5" if ph == Phase.DMG_END else "6.3.2" if ph == Phase.STANDBY else "6.3.4.3.4"
+    return f"{clause}: no triggered effect is waiting to be activated"
 
 
 def must_draw(s: State) -> Val:
@@ -434,7 +443,7 @@ def next_turn(n: Builder) -> None:
     """6.3.6: after the End Phase the other player's turn begins with their Draw Phase."""
     if n.dead:  # concrete, behind a false condition: nothing here would take effect
         return
-    r = n.r
+    k, r = n.k, n.r
     n.set("turn", n.g("turn") + 1)
     n.set("phase", Phase.DRAW)
     n.set("prio", n.tp)  # tp is derived from the turn number just written
@@ -450,6 +459,14 @@ def next_turn(n: Builder) -> None:
                 n.set(f, p, z, False)
         for z in range(r.spell_trap_zones):
             n.set("s_fresh", p, z, False)
+        # 6.3 (counting turns): a delayed effect whose Standby Phase did not come (none in this duel's turn) is
+        # over; otherwise the new turn counts, every turn for a text that names no player (001:L11), only its
+        # controller's own turns for a text counted in them (001:L12)
+        left, own = n.g("later", p), n.g("later_own", p)
+        counts = k.or_(k.not_(own), n.tp == p)
+        now = k.ite(left == 1, 0, k.ite(k.and_(left >= 2, counts), left - 1, left, w=3), w=3)
+        n.set("later", p, now)
+        n.set("later_own", p, k.and_(own, now != 0))
 
 
 def leave_main1(n: Builder, choice: Val) -> None:
@@ -1022,6 +1039,13 @@ def activate(s: State, a: Params, n: Builder) -> None:
     if r.draw_needs_deck:  # an effect that cannot be carried out is not activated (engine-findings F4)
         with n.when(eff == Effect.DRAW):
             n.require(s.g("deck", p) > 0, "a card that draws cannot be activated with no card in the deck")
+    with n.when(k.one_of(eff, DELAYED)):
+        links = range(r.chain_links)
+        waiting = [k.and_(j < length, s.g("c_owner", j) == p, k.one_of(s.g("c_eff", j), DELAYED)) for j in links]
+        n.require(
+            k.and_(s.g("later", p) == 0, k.not_(k.or_(*waiting))),
+            "model bound: a player has at most one delayed effect waiting",
+        )
     with n.when(eff == Effect.NEGATE_ATTACK):
         n.require(
             k.and_(s.g("at_decl"), s.g("attacking")),
@@ -1112,20 +1136,47 @@ def _triggers(s: State) -> Iterator[dict[str, int]]:
     if due:
         for t in _targets(s, s.g("trig_eff", due[0])):
             yield {"pos": True, **t}
+    elif s.g("phase") == Phase.STANDBY and s.g("later", s.g("prio")) == 1:
+        yield {"pos": True}
+
+
+def delayed_due(s: State, p: Val) -> Val:
+    """6.3, 6.3.2: player p's delayed effect has counted its turns: its draw may be activated in this turn's
+    Standby Phase."""
+    return s.k.and_(s.is_phase(Phase.STANDBY), s.g("later", p) == 1)
 
 
 @action("trigger", "6.3.4.3.4", ("pos", "tplayer", "tarea", "tzone"), _triggers)
 def trigger(s: State, a: Params, n: Builder) -> None:
     """A waiting triggered effect goes on the chain, the turn player's first (6.3.4.3.4, 6.3.4.3.5): a Flip
     effect after damage calculation or after a flip, a battle-destroyed monster's effect from the Graveyard at
-    the end of the Damage Step. The model's triggered effects are optional: `pos` false declines it."""
-    k, r, tp = s.k, s.r, s.tp
+    the end of the Damage Step. The model's triggered effects are optional: `pos` false declines it. In the
+    Standby Phase a delayed effect whose turns are counted is activated by its player when they hold priority
+    with no chain open, in the order the players choose among the phase's other activations (6.3.2)."""
+    k, tp = s.k, s.tp
     require_live(s, n)
     n.require(
         k.not_(s.g("resolving")), "seed 000: the chain is resolving, last link first; nobody acts until it has resolved"
     )
     mine = trigger_due(s, tp)
-    n.require(k.or_(mine, trigger_due(s, s.other(tp))), "6.3.4.3.4: no triggered effect is waiting to be activated")
+    waiting = k.or_(mine, trigger_due(s, s.other(tp)))
+    holder = s.g("prio")
+    n.require(k.or_(waiting, delayed_due(s, holder)), nothing_waiting)
+    with n.when(waiting):
+        triggered(s, a, n, mine)
+    with n.when(k.not_(waiting)):  # 6.3.2: the delayed effect's draw, at its player's will
+        require_can_act(s, n, holder)
+        n.require(s.g("chain_len") == 0, "6.3.2: a delayed effect's draw starts a new chain")
+        n.require(a.pos, "6.3.2: a delayed effect's draw is not declined: its player passes instead")
+        n.require(k.and_(a.tplayer == 0, a.tarea == 0, a.tzone == 0), "this effect takes no target")
+        n.set("later", holder, 0)
+        n.set("later_own", holder, False)
+        add_link(n, holder, Kind.TRIGGER, Effect.DRAW, GRAVEYARD, a, 0)  # its card is in the Graveyard
+
+
+def triggered(s: State, a: Params, n: Builder, mine: Val) -> None:
+    """6.3.4.3.4, 6.3.4.3.5: the waiting triggered effect, the turn player's first, activated or declined."""
+    k, r, tp = s.k, s.r, s.tp
     length = s.g("chain_len")
     n.require(  # effects triggered at one timing start a new chain together (6.3.4.3.4)
         k.or_(length == 0, k.and_(length == 1, k.one_of(s.g("c_kind", 0), (Kind.FLIP, Kind.TRIGGER)))),
@@ -1199,6 +1250,9 @@ def resolve(s: State, a: Params, n: Builder) -> None:
             n.set("skip_bp", s.other(owner), True)
         with n.when(eff == Effect.SKIP_MAIN1):
             n.set("skip_m1", s.other(owner), True)
+        with n.when(k.one_of(eff, DELAYED)):  # 6.3: the count of turns starts with the next turn
+            n.set("later", owner, LATER_TURNS + 1)
+            n.set("later_own", owner, eff == Effect.DRAW_LATER_OWN)
         with n.when(eff == Effect.DRAW):
             empty = s.g("deck", owner) == 0
             with n.when(empty):

@@ -94,6 +94,15 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("gy", (2,), N, 9, "cards in the Graveyard"),
         f("skip_bp", (2,), B, 1, "this player's next Battle Phase is skipped"),
         f("skip_m1", (2,), B, 1, "this player's next Main Phase 1 is skipped"),
+        f(
+            "later",
+            (2,),
+            N,
+            3,
+            "this player's delayed effect: counted turns left until its Standby Phase, plus 1 (1: due this turn; "
+            "0: none) (6.3)",
+        ),
+        f("later_own", (2,), B, 1, "that delayed effect counts only its controller's own turns (6.3)"),
         f("m_occ", (2, mz), B, 1, "a monster is in the zone"),
         f("m_up", (2, mz), B, 1, "the monster is face-up"),
         f("m_def", (2, mz), B, 1, "the monster is in Defense Position"),

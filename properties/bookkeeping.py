@@ -10,6 +10,7 @@ from duelcheck.model.cards import (
     DAMAGE_STEP,
     DIRECT,
     GRAVEYARD,
+    LATER_TURNS,
     LP_COST,
     MONSTER_KINDS,
     POINTS,
@@ -42,6 +43,7 @@ from duelcheck.properties.core import (
     step,
     zones,
 )
+from duelcheck.properties.history import LATER_DUE
 
 
 def _well_formed(s: State) -> Val:
@@ -98,6 +100,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                 k.not_(s.g("skip_m1", 0)),
                 k.not_(s.g("skip_bp", 0)),
                 s.g("trig", 1) == Pending.NONE,
+                # 6.3 (counting turns): a delayed effect resolved on turn 1 has counted no turn yet
+                *(k.one_of(s.g("later", p), (0, LATER_TURNS + 1)) for p in (0, 1)),
                 *(k.not_(s.g("m_occ", 1, z)) for z in range(mz)),
                 *(k.not_(s.g("s_occ", 1, z)) for z in range(sz)),
                 *(k.implies(j < length, s.g("c_owner", j) == 0) for j in range(cl)),
@@ -435,6 +439,18 @@ def _bookkeeping(s: State) -> Val:
             s.g("trig_zone", p) == s.g("h_trig_zone", p),  # where the waiting effect comes from
             h >= 0,
             h <= 2,
+        ]
+    for p in (0, 1):  # 6.3: a delayed effect's turns, counted down by the rules and up by the property layer
+        later, seen = s.g("later", p), s.g("h_later", p)
+        triggers += [
+            (later == 0) == (seen == 0),
+            k.implies(seen != 0, later + seen == LATER_DUE + 1),
+            s.g("later_own", p) == (s.g("h_later_own", p) == 1),
+            k.implies(later == 0, k.not_(s.g("later_own", p))),
+            seen >= 0,
+            seen <= LATER_DUE,
+            s.g("h_later_own", p) >= 0,
+            s.g("h_later_own", p) <= 1,
         ]
     moves = [s.g("m_moved", p, z) == (s.g("h_moves", p, z) >= 1) for p, z in zones(s, "m_occ")]
     moves += [s.g("h_moves", p, z) >= 0 for p, z in zones(s, "m_occ")]

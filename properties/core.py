@@ -177,6 +177,8 @@ def link_takes_effect(s: State, a: ActionView) -> Val:
     """Seed 000 (chains, the chain example): the step resolves the last link, and it takes effect: it is not
     negated, nor a card that must stay on the field and has left it."""
     k = s.k
+    if not k.symbolic and not a.is_("resolve"):  # the same reading, evaluated lazily (every concrete step asks it)
+        return False
     gone = k.and_(_top(s, "c_gone"), k.one_of(_top(s, "c_kind"), STAYS_ON_FIELD))
     return k.and_(a.is_("resolve"), s.g("chain_len") > 0, k.not_(negated_link(s)), k.not_(gone))
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from duelcheck.model.cards import (
     DAMAGE_STEP,
     DIRECT,
+    GRAVEYARD,
     TARGETED,
     Effect,
     Kind,
@@ -26,6 +27,7 @@ from duelcheck.properties.core import (
     step,
     zones,
 )
+from duelcheck.properties.history import LATER_DUE
 
 
 def monster_zone_count(s: State) -> int:
@@ -108,10 +110,11 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
         allowed = k.and_(before_calc, k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.CHANGE_ATK))
     else:
         allowed = k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc))
-    # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step
+    # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step (and a
+    # delayed effect's draw in the Standby Phase, 6.3.2: properties/turn.py `delayed-effects`)
     new = s.g("chain_len")
     destroyed = k.and_(a.is_("trigger"), a.p("pos"), t.g("c_kind", new) == Kind.TRIGGER)
-    triggered = k.implies(destroyed, s.g("phase") == Phase.DMG_END)
+    triggered = k.implies(destroyed, s.is_phase(Phase.DMG_END, Phase.STANDBY))  # 6.3.2: a delayed draw
     return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
 
 
@@ -199,8 +202,14 @@ def _triggers_first(s: State, a: ActionView, t: State) -> Val:
     waiting = _trigger_waits(s)
     first = k.implies(k.and_(waiting, k.not_(a.is_("resolve"))), a.is_("trigger"))
     added, _, _, owner = new_link(s, t)
-    source = k.implies(k.and_(a.is_("trigger"), added), t.g("c_zone", s.g("chain_len")) == s.g("h_trig_zone", owner))
-    return k.and_(first, k.implies(a.is_("trigger"), waiting), source)
+    zone = t.g("c_zone", s.g("chain_len"))
+    source = k.implies(k.and_(a.is_("trigger"), added, waiting), zone == s.g("h_trig_zone", owner))
+    # 6.3.2: or, with none waiting, a delayed effect's draw in the Standby Phase its turns are counted to, by its
+    # player holding priority, from the Graveyard (properties/turn.py `delayed-effects`)
+    holder = s.g("prio")
+    delayed = k.and_(s.is_phase(Phase.STANDBY), s.g("h_later", holder) == LATER_DUE)
+    drawn = k.implies(k.and_(a.is_("trigger"), k.not_(waiting)), k.and_(added, owner == holder, zone == GRAVEYARD))
+    return k.and_(first, k.implies(a.is_("trigger"), k.or_(waiting, delayed)), source, drawn)
 
 
 always(
@@ -209,7 +218,7 @@ always(
     "A Flip effect (after damage calculation, or after a flip) and a battle-destroyed monster's effect (at the "
     "end of the Damage Step) are activated, or declined, before either player does anything else, as the link "
     "of the card they came from, and no triggered effect is activated without its event (kept by the property "
-    "layer: what was flipped or destroyed by battle, and where).",
+    "layer: what was flipped or destroyed by battle, and where; or a delayed effect's counted turns, 6.3.2).",
     step(_triggers_first),
 )
 

@@ -17,7 +17,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from duelcheck.model.cards import BATTLE_PHASE, DIRECT, GRAVEYARD, STOP, Effect, Kind, MonsterEffect, Pending, Phase
+from duelcheck.model.cards import (
+    BATTLE_PHASE,
+    DELAYED,
+    DIRECT,
+    GRAVEYARD,
+    LATER_TURNS,
+    STOP,
+    Effect,
+    Kind,
+    MonsterEffect,
+    Pending,
+    Phase,
+)
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import open_game_state_phase
 from duelcheck.model.state import FieldSpec, Key, State
@@ -225,6 +237,50 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return k.ite(k.or_(other_flip, destroyed), FLIP_DUE, k.ite(attack_flip, FLIP_WAITS, kept, w=3), w=3)
 
 
+def delayed_draw(s: State, t: State, p: Val) -> Val:
+    """6.3.2: the step adds player p's triggered effect as a new chain link in the Standby Phase: a delayed
+    effect's draw (the catalogue's only triggered effect of that phase)."""
+    added, kind, _, owner = new_link(s, t)
+    return s.k.and_(s.is_phase(Phase.STANDBY), added, kind == Kind.TRIGGER, owner == p)
+
+
+def _delayed_resolved(s: State, a: ActionView, p: int) -> Val:
+    """A link of player p's with a delayed effect resolves and takes effect."""
+    k = s.k
+    top = s.g("chain_len") - 1
+    return k.and_(link_takes_effect(s, a), k.one_of(s.g("c_eff", top), DELAYED), s.g("c_owner", top) == p)
+
+
+def _later(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3 (counting turns): 1 when player p's delayed effect resolves, then 1 more for each turn that begins and
+    # counts (every turn for a text that names no player, only p's turns for one counted in them); at LATER_DUE
+    # its Standby Phase is this turn's: 0 once p has activated its draw there, or once the turn ends
+    (p,) = idx
+    k = s.k
+    old = s.g("h_later", p)
+    if not k.symbolic and old == 0 and not _delayed_resolved(s, a, p):  # the same reading, evaluated lazily
+        return 0
+    counts = k.or_(s.g("h_later_own", p) == 0, t.tp == p)
+    turned = k.ite(old == LATER_DUE, 0, k.ite(k.and_(old >= 1, counts), old + 1, old, w=3), w=3)
+    went_on = k.ite(t.g("turn") != s.g("turn"), turned, k.ite(delayed_draw(s, t, p), 0, old, w=3), w=3)
+    return k.ite(_delayed_resolved(s, a, p), 1, went_on, w=3)
+
+
+def _later_own(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3: 1 while player p's delayed effect counts only p's own turns, else 0
+    (p,) = idx
+    k = s.k
+    if not k.symbolic and s.g("h_later_own", p) == 0 and not _delayed_resolved(s, a, p):  # evaluated lazily
+        return 0
+    top = s.g("chain_len") - 1
+    own = k.ite(s.g("c_eff", top) == Effect.DRAW_LATER_OWN, 1, 0, w=2)
+    waiting = _later(s, a, t, idx) != 0
+    return k.ite(_delayed_resolved(s, a, p), own, k.ite(waiting, s.g("h_later_own", p), 0, w=2), w=2)
+
+
+LATER_DUE = 1 + LATER_TURNS  # the value of h_later in the turn whose Standby Phase is the delayed effect's
+
+
 FLIP_WAITS, FLIP_DUE = 1, 2  # the values of h_triggers
 
 
@@ -285,6 +341,8 @@ def _arrived(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # Set or Special Summoned), else 0 (a zone left empty starts again)
     k = s.k
     p, z = idx
+    if not k.symbolic and not s.g("m_occ", p, z) and not t.g("m_occ", p, z):  # the same reading, lazily
+        return 0
     same = s.g("turn") == t.g("turn")
     came = k.and_(same, k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
     return k.ite(came, 1, k.ite(k.and_(same, t.g("m_occ", p, z)), s.g("h_arrived", p, z), 0, w=2), w=2)
@@ -295,6 +353,8 @@ def _set_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # turned face-up, or a zone left empty, starts again)
     k = s.k
     p, z = idx
+    if not k.symbolic and not s.g("s_occ", p, z) and not t.g("s_occ", p, z):  # the same reading, lazily
+        return 0
     same = s.g("turn") == t.g("turn")
     down = k.and_(t.g("s_occ", p, z), k.not_(t.g("s_up", p, z)))
     came = k.and_(same, k.not_(s.g("s_occ", p, z)), down)
@@ -330,6 +390,8 @@ def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # this turn (a zone left empty starts again, and so does a monster turned face-down: a new card), else 0
     k = s.k
     p, z = idx
+    if not k.symbolic and not t.g("m_occ", p, z):  # the same reading, lazily: an empty zone starts again
+        return 0
     added, kind, _, owner = new_link(s, t)
     mine = k.and_(a.is_("activate"), added, owner == p, a.p("zone") == z)
     own = k.and_(mine, k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT)))
@@ -342,6 +404,8 @@ def _printed(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # the ATK the monster now in this zone had when it came to the field (its printed ATK: no effect applied
     # to it yet); 0 for an empty zone
     p, z = idx
+    if not s.k.symbolic and not t.g("m_occ", p, z):  # the same reading, lazily: 0 for an empty zone
+        return 0
     arrived = s.k.and_(s.k.not_(s.g("m_occ", p, z)), t.g("m_occ", p, z))
     return s.k.ite(t.g("m_occ", p, z), s.k.ite(arrived, t.g("m_atk", p, z), s.g("h_printed", p, z), w=9), 0, w=9)
 
@@ -523,6 +587,16 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             lambda b, idx: int(bool(b.g("m_decl", *idx))),
         ),
         Counter(_spec("h_stored", (2, monster_zones), 1, STORED_DOC), _stored, lambda b, idx: 0),
+        Counter(
+            _spec("h_later", (2,), 3, "turns counted since this player's delayed effect resolved, plus 1 (history)"),
+            _later,
+            lambda b, idx: 0 if b.g("later", idx[0]) == 0 else LATER_DUE + 1 - int(b.g("later", idx[0])),
+        ),
+        Counter(
+            _spec("h_later_own", (2,), 2, "1 while that delayed effect counts only its player's turns (history)"),
+            _later_own,
+            lambda b, idx: int(bool(b.g("later_own", idx[0]))),
+        ),
     ]
 
 

@@ -37,6 +37,7 @@ from duelcheck.properties.core import (
     state,
     step,
 )
+from duelcheck.properties.history import LATER_DUE, delayed_draw
 
 
 def enabled(s: State, name: str, params: dict[str, int]) -> Val:
@@ -452,4 +453,72 @@ sometimes(
     "case: the Battle Phase is not skipped, so the turn player may still conduct it).",
     step(lambda s, a, t: s.k.and_(s.g("phase") == Phase.STANDBY, t.g("phase") == Phase.BATTLE_START)),
     vanishes=lambda r, case: not r.standby_phase,  # Rush Duel has no Standby Phase
+)
+
+
+def _delayed_comes_due(s: State, a: ActionView, t: State) -> Val:
+    """6.3 (counting turns), 6.3.2: a delayed effect's draw is activated in a Standby Phase only when the turns its
+    text counts (every turn for a text that names no player, only its player's turns for one counted in them)
+    are counted, as the property layer counted them from its resolution; by its player, holding priority with
+    no chain open, at their will among the phase's other activations."""
+    k = s.k
+    out = []
+    for p in (0, 1):
+        due = s.g("h_later", p) == LATER_DUE
+        by_holder = k.and_(s.g("prio") == p, s.g("chain_len") == 0)
+        out.append(k.implies(delayed_draw(s, t, p), k.and_(due, by_holder, t.g("c_eff", 0) == Effect.DRAW)))
+    return k.and_(*out)
+
+
+def _standby_trigger_once(s: State, a: ActionView, t: State) -> Val:
+    """6.3.2: a triggered effect of the Standby Phase is activated once: the delayed effect is spent by its
+    activation, so a negated one is not activated again in that phase."""
+    k = s.k
+    return k.and_(*(k.implies(delayed_draw(s, t, p), t.g("h_later", p) == 0) for p in (0, 1)))
+
+
+always(
+    "delayed-effects",
+    "6.3, 6.3.2",
+    'A delayed effect ("during the next Standby Phase", "during your next Standby Phase") is activated in the '
+    "Standby Phase of the turn its text counts to: every turn counts for a text that names no player, only its "
+    "controller's turns for one counted in their own turns; its player activates it holding priority with no "
+    "chain open, in the order the players choose among the phase's activations; and a triggered effect of the "
+    "Standby Phase whose activation was negated is not activated again in that phase.",
+    step(_delayed_comes_due, "comes-due"),
+    step(_standby_trigger_once, "negated-not-again"),
+)
+
+
+def _delayed_due_case(own: int) -> Any:
+    def check(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        return k.or_(*(k.and_(delayed_draw(s, t, p), s.g("h_later_own", p) == own) for p in (0, 1)))
+
+    return check
+
+
+def _standby_trigger_negated(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    top = s.g("chain_len") - 1
+    trigger = s.g("c_kind", top) == Kind.TRIGGER
+    return k.and_(a.is_("resolve"), s.is_phase(Phase.STANDBY), s.g("chain_len") > 0, trigger, negated_link(s))
+
+
+sometimes(
+    "reach-delayed-effect",
+    "6.3, 6.3.2",
+    "A delayed effect's draw is activated in a Standby Phase, counted every turn (a text that names no player) or "
+    "only in its controller's turns.",
+    step(_delayed_due_case(0), "every-turn"),
+    step(_delayed_due_case(1), "own-turns"),
+    vanishes=lambda r, case: not r.standby_phase,  # no Standby Phase: the delayed effect never comes due
+)
+
+sometimes(
+    "reach-standby-trigger-negated",
+    "6.3.2",
+    "The activation of a triggered effect of the Standby Phase is negated.",
+    step(_standby_trigger_negated),
+    vanishes=lambda r, case: not r.standby_phase or r.chain_links < 2,  # no Standby Phase; no chain to negate
 )

@@ -267,24 +267,21 @@ def test_a_dropped_guard_whose_twin_no_play_reaches_is_equivalent_by_induction()
 
 
 def test_a_write_the_field_always_holds_where_the_action_runs_is_dead_code_proved_by_induction() -> None:
-    """A triggered effect's link hands priority on with no pass made (seed 000: after each new link the other
-    player may respond): `trigger` without its write of `passed` leaves the flag as it was. A state meeting the
-    invariants may hold a pass with a trigger waiting, so the one-state question finds the steps differ; but no
-    play makes that state (a pass is refused while a trigger waits, and the step that makes one due clears the
-    pass): induction proves it, and the mutant is dead code. The same write dropped from `activate` is not."""
+    """A replay's new choice hands priority to the turn player with no pass made: `replay_select` without its
+    write of `passed` leaves the flag as it was. A state meeting the invariants may hold a pass with a replay
+    due, so the one-state question finds the steps differ; but no play makes that state: induction proves it,
+    and the mutant is dead code. A triggered link's write of `passed` is not: in the Standby Phase a delayed
+    effect's draw may follow the turn player's pass (6.3.2)."""
     invariants = [p for p in PROPERTIES if p.kind == "always"]
     cache = Path(os.environ["DUELCHECK_CACHE"])
     proved = sorted(Induction(TransitionSystem(Rules()), cache=cache).prove_suite(invariants))
-    stale = mu.mutant_by_id("write:trigger:4")
-    assert stale.models.startswith("trigger without its write to passed "), stale.models
+    stale = mu.mutant_by_id("write:replay_select:7")
+    assert stale.models.startswith("replay_select without its write to passed "), stale.models
     assert mu.equivalence(Rules(), stale, proved) == ("not-equivalent", "")  # the one-state question alone
     status, why = mu.equivalence(Rules(), stale, proved, induction=True)
-    assert status == "equivalent" and "trigger" in why and "induction" in why, why
-    live = next(
-        m
-        for m in mu.all_mutants(Rules())
-        if m.kind == "write" and m.action == "activate" and m.reason.startswith("passed")
-    )
+    assert status == "equivalent" and "replay_select" in why and "induction" in why, why
+    live = mu.mutant_by_id("write:trigger:4")
+    assert live.models.startswith("trigger without its write to passed "), live.models
     assert mu.equivalence(Rules(), live, proved, induction=True)[0] == "not-equivalent"
 
 
@@ -319,13 +316,13 @@ def test_a_mutant_the_engines_do_not_kill_is_asked_of_induction_before_it_is_cal
     monkeypatch.setattr(mu.killing, "kill", no_kill)
     monkeypatch.setattr(mu.killing, "equivalence", counted)
     prepared = {"lemmas": proved, "witnesses": {}}
-    dead = mu.run_mutant("write:trigger:4", Rules().model_dump(), 4, {}, prepared)
+    dead = mu.run_mutant("write:replay_select:7", Rules().model_dump(), 4, {}, prepared)
     assert dead["status"] == "equivalent" and "induction" in dead["note"], dead
     live = mu.run_mutant("compare:replay_select:3", Rules().model_dump(), 4, {}, prepared)
     assert live["status"] == "survived"
-    assert ran == ["write:trigger:4", "compare:replay_select:3"]  # the cheaper stages ran first, for both
+    assert ran == ["write:replay_select:7", "compare:replay_select:3"]  # the cheaper stages ran first, for both
     assert late == ["compare:replay_select:3"]  # the costliest searches only for the one not proved dead
-    assert asked == ["write:trigger:4", "compare:replay_select:3"]  # once each
+    assert asked == ["write:replay_select:7", "compare:replay_select:3"]  # once each
 
 
 def test_a_dropped_guard_is_asked_of_induction_only_when_the_short_seeded_search_kills_nothing(
@@ -1079,7 +1076,7 @@ def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
     ("mutant_id", "action"),
     [
         ("write:declare_attack:4", "declare_attack"),  # the declaration's window never opened
-        ("write:resolve:39", "resolve"),  # nor closed when the chain answering it resolved
+        ("write:resolve:41", "resolve"),  # nor closed when the chain answering it resolved
         ("write:replay_select:0", "replay_select"),  # a replay still due after the new choice
     ],
 )

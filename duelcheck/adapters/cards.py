@@ -46,7 +46,18 @@ from duelcheck.adapters.ocgcore import (
     Card,
 )
 from duelcheck.errors import InputError
-from duelcheck.model.cards import ATK_CAP, HAND, LP_COST, POINTS, STAT_VALUES, Cost, Effect, Kind, MonsterEffect
+from duelcheck.model.cards import (
+    ATK_CAP,
+    DELAYED,
+    HAND,
+    LP_COST,
+    POINTS,
+    STAT_VALUES,
+    Cost,
+    Effect,
+    Kind,
+    MonsterEffect,
+)
 from duelcheck.model.rules import MONSTER_EFFECTS
 from duelcheck.rules import Rules
 
@@ -111,6 +122,8 @@ def code_of(card: dict[str, Any], where: str) -> int:
                 f"{sorted(WORD_KIND)}, the effects {sorted(EFFECT_NAMES)} and the costs {sorted(WORD_COST)}; "
                 f"got {card!r}"
             )
+        if EFFECT_NAMES[str(effect)] not in SCRIPTS:
+            raise InputError(f"{where}: the engines' cards have no script for the effect {effect} yet")
         return SPELL_BASE + int(kind) * 10_000 + int(EFFECT_NAMES[str(effect)]) * 100 + int(cost)
     atk, dfn = card.get("atk"), card.get("def")
     ok = all(
@@ -488,8 +501,10 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
 # what `--decks full` deals besides: every effect (a target is asked of a second duel: ygopro.py
 # `_probe_targets`; a Special Summon's monster and an ATK change are chosen by the rules' side and told to the
 # engine: difftest `resolutions`) but a skipped Main Phase 1, whose next phase the core asks inside Main Phase 1
-# where the rules have no decision (6.3.3: they choose it as the phase before ends); the boards play it
-FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1)
+# where the rules have no decision (6.3.3: they choose it as the phase before ends); the boards play it. The
+# delayed effects (`DELAYED`: a draw in a later Standby Phase) have no script for the cores yet: the
+# rules' side keeps them out of the decks it deals
+FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1 and e not in DELAYED)
 
 
 def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:

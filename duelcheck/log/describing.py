@@ -81,6 +81,14 @@ def _pending(s: State, p: int) -> dict[str, Any] | None:
     }
 
 
+def _delayed(s: State, p: int) -> dict[str, Any] | None:
+    left = s.g("later", p)
+    if left == 0:
+        return None
+    effect = Effect.DRAW_LATER_OWN if s.g("later_own", p) else Effect.DRAW_LATER
+    return {"effect": effect.name.lower(), "turns_left": left - 1}
+
+
 def _spell_trap(s: State, p: int, z: int) -> dict[str, Any]:
     g = s.g
     return {
@@ -174,9 +182,15 @@ def describe(s: State) -> dict[str, Any]:
             else {"zone": z, "empty": True}
             for z in range(r.spell_trap_zones)
         ]
-        pending = _pending(s, p)
+        pending, delayed = _pending(s, p), _delayed(s, p)
         players.append(
-            {**_player(s, p), "monsters": monsters, "spells_traps": spells, "pending_trigger": pending or "none"}
+            {
+                **_player(s, p),
+                "monsters": monsters,
+                "spells_traps": spells,
+                "pending_trigger": pending or "none",
+                "delayed_effect": delayed or "none",
+            }
         )
     winner = g("winner")
     return {

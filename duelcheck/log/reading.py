@@ -302,6 +302,9 @@ class _Board:
                 v[("trig_zone", p)] = GRAVEYARD
             else:
                 v[("trig_zone", p)] = self.zone(f"{where}.pending_trigger.zone", t.zone, "monster")
+        if pb.delayed_effect is not None:  # 6.3: the turns its text still counts, plus 1 (model/state.py `later`)
+            v[("later", p)] = pb.delayed_effect.turns_left + 1
+            v[("later_own", p)] = pb.delayed_effect.effect == "draw_later_own"
         field = len(pb.monsters) + len(pb.spells_traps)
         deck = r.deck_size - pb.hand - pb.graveyard - field
         if pb.deck is None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from duelcheck.model.cards import (
+    LATER_TURNS,
     POINTS,
     TO_BATTLE,
     TO_END,
@@ -140,6 +141,8 @@ EffectName = Literal[
     "set_face_down",
     "end_battle_phase",
     "destroy_damage_both",
+    "draw_later",
+    "draw_later_own",
 ]
 
 
@@ -250,6 +253,18 @@ class PendingTrigger(BaseModel):
     zone: Zone | Literal["graveyard"] = Field(description="the Flip monster's zone, or the Graveyard")
 
 
+class DelayedEffect(BaseModel):
+    """A delayed effect waiting for a later Standby Phase (6.3: counting turns; 6.3.2)."""
+
+    model_config = _STRICT
+    effect: Literal["draw_later", "draw_later_own"]
+    turns_left: int = Field(
+        ge=0,
+        le=LATER_TURNS,
+        description="turns still to count as its text counts them (0: its Standby Phase is this turn's)",
+    )
+
+
 class PlayerBoard(BaseModel):
     model_config = _STRICT
     lp: int | None = Field(None, ge=-9000, le=25500, multiple_of=POINTS, description="default: the starting LP")
@@ -261,6 +276,7 @@ class PlayerBoard(BaseModel):
     skip_battle_phase: bool = Field(False, description="this player's next Battle Phase is skipped")
     skip_main_phase_1: bool = Field(False, description="this player's next Main Phase 1 is skipped")
     pending_trigger: PendingTrigger | None = None
+    delayed_effect: DelayedEffect | None = None
 
 
 class ChainLink(BaseModel):
@@ -354,6 +370,7 @@ class ObservedPlayer(BaseModel):
     skip_battle_phase: bool | None = None
     skip_main_phase_1: bool | None = None
     pending_trigger: PendingTrigger | Literal["none"] | None = None
+    delayed_effect: DelayedEffect | Literal["none"] | None = None
 
 
 class ObservedLink(BaseModel):

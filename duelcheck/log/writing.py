@@ -14,6 +14,7 @@ from duelcheck.log.describing import (
     KIND_NAME,
     _attack,
     _common,
+    _delayed,
     _flags,
     _link,
     _monster,
@@ -163,13 +164,14 @@ def board_of(s: State) -> dict[str, Any]:
             for z in range(r.spell_trap_zones)
             if g("s_occ", p, z)
         ]
-        pending = _pending(s, p)
+        pending, delayed = _pending(s, p), _delayed(s, p)
         players.append(
             {
                 **_player(s, p),
                 "monsters": monsters,
                 "spells_traps": spells,
                 **({"pending_trigger": pending} if pending else {}),
+                **({"delayed_effect": delayed} if delayed else {}),
             }
         )
     out["players"] = players

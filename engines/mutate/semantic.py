@@ -153,6 +153,23 @@ def damage_to_the_opponent_only(s: Any, a: Any, n: Any) -> None:
         n.set("lp", owner, s.g("lp", owner))
 
 
+_next_turn = R.next_turn
+
+
+def own_turns_count_every_turn(n: Any) -> None:
+    """A delayed effect counted in its controller's own turns counts the opponent's turns too (6.3: only that
+    player's turns count)."""
+    if n.dead:
+        return
+    k = n.k
+    own = [n.g("later_own", p) for p in (0, 1)]
+    for p in (0, 1):
+        n.set("later_own", p, False)
+    _next_turn(n)
+    for p in (0, 1):
+        n.set("later_own", p, k.and_(own[p], n.g("later", p) != 0))
+
+
 @dataclass(frozen=True)
 class SemanticMutant:
     """A hand-made rule bug: `rule` (a function of model/rules.py or an action) replaced by `replacement`.
@@ -185,6 +202,7 @@ RULE_BUGS: tuple[SemanticMutant, ...] = (
     SemanticMutant("leave_main1", leave_main1_anywhere, "pass", "main2-only-after-battle", 7),
     SemanticMutant("activate", traps_any_time, "activate", "set-trap-not-same-turn", 7),
     SemanticMutant("lp_decide", first_loser_checked_loses, "resolve", "lp-decides-the-winner", 6, "draw"),
+    SemanticMutant("next_turn", own_turns_count_every_turn, "pass", "delayed-effects", 10, "comes-due"),
 )
 
 

@@ -1136,7 +1136,7 @@ def _triggers(s: State) -> Iterator[dict[str, int]]:
     if due:
         for t in _targets(s, s.g("trig_eff", due[0])):
             yield {"pos": True, **t}
-    elif s.g("phase") == Phase.STANDBY and s.g("later", s.g("prio")) == 1:
+    elif delayed_due(s, s.g("prio")):
         yield {"pos": True}
 
 

@@ -114,7 +114,7 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
     # delayed effect's draw in the Standby Phase, 6.3.2: properties/turn.py `delayed-effects`)
     new = s.g("chain_len")
     destroyed = k.and_(a.is_("trigger"), a.p("pos"), t.g("c_kind", new) == Kind.TRIGGER)
-    triggered = k.implies(destroyed, s.is_phase(Phase.DMG_END, Phase.STANDBY))  # 6.3.2: a delayed draw
+    triggered = k.implies(destroyed, s.is_phase(Phase.DMG_END, Phase.STANDBY))
     return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
 
 

@@ -106,7 +106,7 @@ def _stored(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     k = s.k
     p, z = idx
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z))
-    return k.ite(k.and_(stays, k.or_(_replay_ended(s, a, p, z), s.g("h_stored", p, z) == 1)), 1, 0, w=1)
+    return k.ite(k.and_(stays, k.or_(_replay_ended(s, a, p, z), s.g("h_stored", p, z) == 1)), 1, 0, w=2)
 
 
 def _declined(s: State, a: ActionView) -> Val:
@@ -586,7 +586,7 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             _attacks,
             lambda b, idx: int(bool(b.g("m_decl", *idx))),
         ),
-        Counter(_spec("h_stored", (2, monster_zones), 1, STORED_DOC), _stored, lambda b, idx: 0),
+        Counter(_spec("h_stored", (2, monster_zones), 2, STORED_DOC), _stored, lambda b, idx: 0),
         Counter(
             _spec("h_later", (2,), 3, "turns counted since this player's delayed effect resolved, plus 1 (history)"),
             _later,

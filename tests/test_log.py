@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -14,7 +15,7 @@ from duelcheck.engines.sim import Simulator
 from duelcheck.log import board_of, board_state, log_of, parse
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem, parts_of
-from duelcheck.rules import Rules
+from duelcheck.rules import PRESETS, Rules, load_rules
 
 TS = TransitionSystem(Rules())
 STALE = {("atk_zone",), ("atk_tgt",)}  # the last attack's zones, read only while an attack is on
@@ -109,3 +110,49 @@ def test_the_shipped_schema_is_the_formats_own() -> None:
     shipped = Path(__file__).resolve().parents[1] / "duelcheck" / "schemas" / "duel-log.schema.json"
     done = subprocess.run([sys.executable, "-m", "duelcheck", "schema"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and json.loads(done.stdout) == json.loads(shipped.read_text(encoding="utf-8"))
+
+
+def _in_range(ts: TransitionSystem, s: State, where: str) -> None:
+    from duelcheck.counterexamples.itf import field_range
+
+    for spec in ts.fields:
+        lo, hi = field_range(spec)
+        for key in spec.cells():
+            assert lo is None or lo <= s.v[key] <= hi, (where, key, s.v[key], (lo, hi))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10_000))
+def test_every_value_a_play_reaches_is_one_a_trace_can_hold(preset: str, seed: int) -> None:
+    """Every field of every state of a play (the game's and the property layer's history alike) lies in the
+    range the trace format gives its width, so any trace the engines write can be read back."""
+    from duelcheck.properties.history import system_for
+
+    ts = system_for(load_rules(preset))
+    rng, s = random.Random(seed), ts.init()
+    sim = Simulator(ts, calm=0.3)
+    for i in range(60):
+        _in_range(ts, s, f"{preset} step {i}")
+        step = sim.choose(s, rng)
+        if step is None:
+            break
+        s = step.state
+
+
+def test_every_value_a_scenario_reaches_is_one_a_trace_can_hold() -> None:
+    """The same for every state of every scenario's play, where the rarer history is made on purpose (a
+    stored replay, a chain resolved in a Damage Step timing)."""
+    from duelcheck.conformance import step_entry
+    from duelcheck.log import log_rules
+    from duelcheck.properties.history import system_for
+
+    for path in sorted((Path(__file__).parent / "scenarios").glob("*/*.json")):
+        log = parse(json.loads(path.read_text(encoding="utf-8")), str(path))
+        ts = system_for(log_rules(log, str(path)))
+        s = board_state(ts, log.board, str(path)) if log.board is not None else ts.init()
+        for i, entry in enumerate(log.actions, 1):
+            _in_range(ts, s, f"{path.name} before step {i}")
+            s, reason, _ = step_entry(ts, s, entry, i, str(path))
+            if reason is not None:
+                break
+        _in_range(ts, s, f"{path.name} at the end")

@@ -86,6 +86,13 @@ class Rules(BaseModel):
         "counts as its attack; true (Goat format, the engines' stored replays): a replay ends the attack and the "
         "attack is not counted: the monster may declare an attack again later in that Battle Phase",
     )
+    damage_step_single_chain: bool = Field(
+        False,
+        description="6.3.4.3 (the Damage Step's timings): false: in each timing the players may start chains until "
+        "both pass with none open; true (Goat format, one chain per timing; the engines' single chain in a Damage "
+        "Step timing): once a chain has resolved in a timing, no card is activated there to start another (a "
+        "triggered effect still starts one)",
+    )
     monster_zones: int = Field(5, ge=1, le=5, description="Main Monster Zones per player")
     spell_trap_zones: int = Field(5, ge=1, le=5, description="Spell & Trap Zones per player")
     starting_lp: int = Field(

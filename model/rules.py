@@ -437,6 +437,7 @@ def enter_phase(n: Builder, phase: Val) -> None:
     n.set("prio", n.tp)
     n.set("passed", False)
     n.set("window", False)
+    n.set("ds_chained", False)  # a new timing: no chain has resolved in it
 
 
 def next_turn(n: Builder) -> None:
@@ -449,6 +450,7 @@ def next_turn(n: Builder) -> None:
     n.set("prio", n.tp)  # tp is derived from the turn number just written
     n.set("passed", False)
     n.set("window", False)
+    n.set("ds_chained", False)
     n.set("drew", False)
     n.set("nsum", 0)
     n.set("bp_done", False)
@@ -1034,6 +1036,12 @@ def activate(s: State, a: Params, n: Builder) -> None:
                 "6.3.4.3: in the Damage Step only Counter Traps, negating effects, and ATK/DEF changes up to before "
                 "damage calculation can be activated",
             )
+    if r.damage_step_single_chain:  # Goat format: one chain per timing of the Damage Step (6.3.4.3)
+        n.require(
+            k.or_(length > 0, k.not_(s.g("ds_chained"))),
+            "Goat format: a chain has resolved in this timing of the Damage Step, so no card starts another there "
+            "(damage_step_single_chain)",
+        )
     with n.when(eff == Effect.NEGATE):
         n.require(length > 0, "seed 000: a negating effect answers an activation on the chain")
     if r.draw_needs_deck:  # an effect that cannot be carried out is not activated (engine-findings F4)
@@ -1207,7 +1215,7 @@ def attacker_changed(n: Builder, p: Val, z: Val) -> None:
 @action("resolve", "seed 000", ("atk", "defv", "pos", "amount"), _resolutions)
 def resolve(s: State, a: Params, n: Builder) -> None:
     """Resolve the last link of the chain (last in, first out)."""
-    k = s.k
+    k, r = s.k, s.r
     require_live(s, n)
     n.require(s.g("resolving"), "seed 000: a chain resolves only after both players pass")
     length = s.g("chain_len")
@@ -1299,6 +1307,8 @@ def resolve(s: State, a: Params, n: Builder) -> None:
     clear(n, LINK_FIELDS, i)
     n.set("chain_len", i)
     with n.when(i == 0):  # the chain has resolved: the turn player gets priority
+        if r.damage_step_single_chain:  # Goat format: one chain per timing of the Damage Step (6.3.4.3)
+            n.set("ds_chained", k.and_(s.is_phase(*DAMAGE_STEP), n.g("phase") == s.g("phase")))
         n.set("resolving", False)
         n.set("at_decl", False)
         n.set("prio", s.tp)

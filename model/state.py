@@ -88,6 +88,13 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("at_decl", (), B, 1, "the attack declaration timing is open (6.3.4.2)"),
         f("replay", (), B, 1, "the opponent's monsters changed in the Battle Step: a replay is due (6.3.4.2.1)"),
         f("chain_len", (), N, 4, "links on the chain"),
+        f(
+            "ds_chained",
+            (),
+            B,
+            1,
+            "a chain has resolved in this timing of the Damage Step (Goat format: one chain per timing, 6.3.4.3)",
+        ),
         f("lp", (2,), N, 9, "Life Points", None, POINTS),
         f("deck", (2,), N, 9, "cards in the deck"),
         f("hand", (2,), N, 9, "cards in the hand (each unknown until played)"),

@@ -139,6 +139,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         ),
         k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
     ]
+    # 6.3.4.3: the mark of a chain resolved in a timing of the Damage Step, kept only under the Goat format's rule
+    out.append(k.implies(s.g("ds_chained"), k.and_(r.damage_step_single_chain, s.is_phase(*DAMAGE_STEP))))
     # 6.3.2, 6.3.5: a phase the rules leave out (Rush Duel: no Standby Phase; no Main Phase 2) is never entered
     if not r.standby_phase:
         out.append(ph != Phase.STANDBY)
@@ -452,6 +454,8 @@ def _bookkeeping(s: State) -> Val:
             s.g("h_later_own", p) >= 0,
             s.g("h_later_own", p) <= 1,
         ]
+    if s.r.damage_step_single_chain:  # 6.3.4.3: a chain resolved in this Damage Step timing, to both
+        triggers.append(s.g("ds_chained") == (s.g("h_ds_chained") == 1))
     moves = [s.g("m_moved", p, z) == (s.g("h_moves", p, z) >= 1) for p, z in zones(s, "m_occ")]
     moves += [s.g("h_moves", p, z) >= 0 for p, z in zones(s, "m_occ")]
     # seed 000: a phase to be skipped, as the rules mark it and as the property layer saw the effect resolve

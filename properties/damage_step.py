@@ -288,6 +288,31 @@ def _damage_step_activation(phases: tuple[Phase, ...], what: Callable[[State, Va
     return pred
 
 
+def _second_chain(s: State, a: ActionView, t: State) -> Val:
+    """A card activated to start a new chain in a timing of the Damage Step where a chain has already resolved,
+    as the property layer saw it (`h_ds_chained`)."""
+    added, _, _, _ = new_link(s, t)
+    return s.k.and_(a.is_("activate"), added, s.g("chain_len") == 0, s.g("h_ds_chained") == 1)
+
+
+always(
+    "damage-step-single-chain",
+    "6.3.4.3 (Goat format)",
+    "Under `damage_step_single_chain` (the Goat format) a timing of the Damage Step holds one chain: once a chain "
+    "has resolved there, no card is activated to start another (a triggered effect may still start one).",
+    step(lambda s, a, t: s.k.not_(_second_chain(s, a, t)) if s.r.damage_step_single_chain else True),
+)
+
+
+sometimes(
+    "reach-second-damage-step-chain",
+    "6.3.4.3",
+    "In one timing of the Damage Step a chain resolves and a card is then activated to start a second chain.",
+    step(_second_chain),
+    vanishes=lambda r, case: r.damage_step_single_chain,  # the Goat format's one chain per timing
+)
+
+
 sometimes(
     "reach-damage-step-activations",
     "6.3.4.3",

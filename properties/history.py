@@ -19,6 +19,7 @@ from typing import Any
 
 from duelcheck.model.cards import (
     BATTLE_PHASE,
+    DAMAGE_STEP,
     DELAYED,
     DIRECT,
     GRAVEYARD,
@@ -276,6 +277,15 @@ def _later_own(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     own = k.ite(s.g("c_eff", top) == Effect.DRAW_LATER_OWN, 1, 0, w=2)
     waiting = _later(s, a, t, idx) != 0
     return k.ite(_delayed_resolved(s, a, p), own, k.ite(waiting, s.g("h_later_own", p), 0, w=2), w=2)
+
+
+def _chained_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.3: 1 once a chain has resolved in this timing of the Damage Step (a resolution emptied the chain and
+    # the timing is still the same), until the timing ends
+    k = s.k
+    same = k.and_(s.g("turn") == t.g("turn"), s.g("phase") == t.g("phase"), t.is_phase(*DAMAGE_STEP))
+    emptied = k.and_(a.is_("resolve"), t.g("chain_len") == 0)
+    return k.ite(k.and_(same, k.or_(emptied, s.g("h_ds_chained") == 1)), 1, 0, w=2)
 
 
 LATER_DUE = 1 + LATER_TURNS  # the value of h_later in the turn whose Standby Phase is the delayed effect's
@@ -596,6 +606,11 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             _spec("h_later_own", (2,), 2, "1 while that delayed effect counts only its player's turns (history)"),
             _later_own,
             lambda b, idx: int(bool(b.g("later_own", idx[0]))),
+        ),
+        Counter(
+            _spec("h_ds_chained", (), 2, "1 once a chain has resolved in this timing of the Damage Step (history)"),
+            _chained_here,
+            lambda b, idx: int(bool(b.g("ds_chained"))),
         ),
     ]
 

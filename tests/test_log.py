@@ -112,6 +112,34 @@ def test_the_shipped_schema_is_the_formats_own() -> None:
     assert done.returncode == 0 and json.loads(done.stdout) == json.loads(shipped.read_text(encoding="utf-8"))
 
 
+def test_a_chain_resolved_in_a_damage_step_timing_is_a_board_field() -> None:
+    """Goat format (`damage_step_single_chain`): the mark that a chain has resolved in a timing of the Damage
+    Step is part of the board: board_of writes it, board_state reads the same state back, and a board that
+    claims it where these rules cannot have it is refused with its place."""
+    import pytest
+
+    from duelcheck.conformance import step_entry
+    from duelcheck.errors import InputError
+    from duelcheck.properties.history import system_for
+
+    path = Path(__file__).parent / "scenarios" / "battle" / "42-goat-one-chain-per-damage-step-timing.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    ts = system_for(Rules(**doc["rules"]))
+    log = parse(doc, str(path))
+    s = board_state(ts, log.board, str(path))
+    for i, entry in enumerate(log.actions[:6], 1):  # to the resolution of the first chain
+        s, reason, _ = step_entry(ts, s, entry, i, str(path))
+        assert reason is None, (i, reason)
+    assert s.g("ds_chained") and s.g("h_ds_chained") == 1
+    board = board_of(s)
+    assert board["damage_step_chain_resolved"] is True
+    back = board_state(ts, parse({"format": "duelcheck-log/1", "board": board, "actions": []}, "<b>").board, "<b>")
+    assert [k for k in ts.keys if back.v[k] != s.v[k]] == []
+    official = system_for(Rules())
+    with pytest.raises(InputError, match=r"board\.damage_step_chain_resolved: expected false"):
+        board_state(official, parse({"format": "duelcheck-log/1", "board": board, "actions": []}, "<b>").board, "<b>")
+
+
 def _in_range(ts: TransitionSystem, s: State, where: str) -> None:
     from duelcheck.counterexamples.itf import field_range
 

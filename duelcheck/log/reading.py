@@ -150,6 +150,12 @@ class _Board:
             raise self.fail("board.response_window", "false: these rules have no response window")
         v[("window",)] = b.response_window
         v[("resolving",)] = b.resolving
+        if b.damage_step_chain_resolved and not (r.damage_step_single_chain and phase in DAMAGE_STEP):
+            raise self.fail(
+                "board.damage_step_chain_resolved",
+                "false: only in a timing of the Damage Step, under damage_step_single_chain",
+            )
+        v[("ds_chained",)] = b.damage_step_chain_resolved
         v[("discarding",)] = b.discarding
         v[("winner",)] = winner_code(b.winner)
         must_draw = b.turn > 1 or r.first_turn_draw

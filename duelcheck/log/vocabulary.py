@@ -317,6 +317,11 @@ class Board(BaseModel):
     )
     resolving: bool = Field(False, description="both players passed: the chain is resolving")
     discarding: bool = Field(False, description="the turn player is discarding down to the hand limit")
+    damage_step_chain_resolved: bool = Field(
+        False,
+        description="a chain has resolved in this timing of the Damage Step: under the Goat format's one chain per "
+        "timing no card starts another there (6.3.4.3, rules: damage_step_single_chain)",
+    )
     winner: Winner | None = None
     drew: bool | None = Field(None, description="the normal draw was made; default: true after the Draw Phase")
     normal_summons: Count = 0

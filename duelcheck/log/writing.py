@@ -150,6 +150,8 @@ def board_of(s: State) -> dict[str, Any]:
     out: dict[str, Any] = {**_common(s), **_flags(s)}
     if g("window"):
         out["response_window"] = True
+    if g("ds_chained"):
+        out["damage_step_chain_resolved"] = True
     if g("winner"):
         out["winner"] = winner_word(g("winner"))
     players = []

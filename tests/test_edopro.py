@@ -173,3 +173,70 @@ def test_ignition_priority_of_the_goat_format_agrees_with_the_rules() -> None:
             assert not _differences(want, got), (i, action, _differences(want, got)[:4])
         want, got = model.apply(actions[-1]), engine.apply(actions[-1])  # type: ignore[attr-defined]
         assert isinstance(want, str) != legal and isinstance(got, str) != legal, (legal, want, got)
+
+
+def test_one_chain_per_damage_step_timing_of_the_goat_format_agrees_with_the_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Goat format's one chain per timing of the Damage Step (`damage_step_single_chain`, the core's
+    DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP): at the start of the Damage Step a Quick-Play Spell changes the
+    attacker's ATK and resolves; a second one is then refused there on both sides, and under the official rules
+    both sides take it as a second chain. The refusal is the core's own: given the flag while the rules do not
+    have the rule, the core asks next in the timing before damage calculation, not at the start."""
+    from test_ygopro import _differences
+
+    import duelcheck.adapters.edopro as edo
+    from duelcheck.adapter import ReferenceAdapter
+
+    boost = {
+        "action": "activate",
+        "from": "hand",
+        "kind": "quick_play_spell",
+        "effect": "change_atk",
+        "target": {"player": 1, "area": "monster", "zone": 0},
+    }
+    turn_1 = [
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {"action": "set_monster", "atk": 0, "def": 0},
+        {"action": "end_step", "then": "end_phase"},
+        {"action": "end_step"},
+    ]
+    turn_2 = [
+        {"action": "normal_draw"},
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {"action": "normal_summon", "atk": 1800, "def": 1000},
+        {"action": "end_step", "then": "battle_phase"},
+        {"action": "end_step"},
+        {"action": "declare_attack", "attacker": 0, "target": 0},
+        {"action": "end_step"},
+        boost,
+        {"action": "pass"},
+        {"action": "pass"},
+        {"action": "resolve", "atk_change": 500},
+        boost,
+    ]
+
+    def last(rules: Rules, legal: bool) -> str | None:
+        """Play to the second activation on both sides (agreeing at every step); the core's refusal of it."""
+        actions = [*([{"action": "normal_draw"}] if rules.first_turn_draw else []), *turn_1, *turn_2]
+        model, engine = ReferenceAdapter(rules.model_dump()), _engine(rules)
+        engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+        for i, action in enumerate(actions[:-1], 1):
+            want, got = model.apply(action), engine.apply(action)  # type: ignore[attr-defined]
+            assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
+            assert not _differences(want, got), (i, action, _differences(want, got)[:4])
+        want, got = model.apply(actions[-1]), engine.apply(actions[-1])  # type: ignore[attr-defined]
+        assert isinstance(want, str) != legal, want
+        return got if isinstance(got, str) else None
+
+    goat = load_rules("goat")
+    assert last(goat, False) is not None  # both refuse it
+    assert last(Rules(), True) is None  # both take it
+    without = Rules(**{**goat.model_dump(), "damage_step_single_chain": False})
+    assert last(without, True) is None  # the Goat format's other rules, neither side with this one
+    flagged = edo._flag_for
+    monkeypatch.setattr(edo, "_flag_for", lambda r: (flagged(r)[0] | edo.DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP, []))
+    refused = last(without, True)
+    assert refused is not None and "damage_before_calculation" in refused, refused

@@ -55,6 +55,15 @@ PHASE_WORD = {
 SKIPPED_MAIN1_OPTIONS = [80, 81]
 DISCARD_HINT = 501  # the core's string 501: choose the cards to discard
 REPLAY_QUESTION = 30  # the core's string 30: go on with the attack? (a replay, 6.3.4.2.1)
+# the timings of the Damage Step the core announces (its strings 40 to 44, a HINT_EVENT as each begins: 6.3.4.3.1
+# to 6.3.4.3.5), which its phase alone does not tell apart
+DAMAGE_TIMING = {
+    40: "damage_start",
+    41: "damage_before_calculation",
+    42: "damage_calculation",
+    43: "damage_after_calculation",
+    44: "damage_end",
+}
 
 # the knobs the core can be set to, and how (anything else changed is refused: never compared under other rules)
 _KNOBS = {
@@ -270,6 +279,7 @@ class Ygopro:
         elif msg.code == oc.MSG_DAMAGE_STEP_START:
             self.attack_open = False
             self.step = "damage"
+            self.timing = 0  # no timing of this Damage Step announced yet
         elif msg.code == oc.MSG_DAMAGE_STEP_END:
             self.step = "battle_step"
         elif msg.code == 71 and self.acting is not None and "target" in self.acting:  # MSG_CHAINED
@@ -930,10 +940,10 @@ class Ygopro:
 
     def _phase_word(self) -> str | None:
         """The phase or step the core is in. It announces no Battle Step (its battle command is the Battle
-        Step, and the Battle Step is where an attack is declared) and no timing of the Damage Step (None:
-        not shown)."""
+        Step, and the Battle Step is where an attack is declared); a timing of the Damage Step is the one it
+        announced last (None before it has announced one: not shown)."""
         if self.step == "damage":
-            return None
+            return DAMAGE_TIMING.get(self.timing)
         if self.step in ("battle_step", "battle_end"):
             return self.step
         return PHASE_WORD.get(self.phase, str(self.phase))

@@ -366,7 +366,8 @@ def test_edopros_duel_flags_say_what_each_preset_says() -> None:
         "goat": edopro.DUEL_1ST_TURN_DRAW
         | edopro.DUEL_0_ATK_DESTROYED
         | edopro.DUEL_STORE_ATTACK_REPLAYS
-        | edopro.DUEL_TCG_FAST_EFFECT_IGNITION,
+        | edopro.DUEL_TCG_FAST_EFFECT_IGNITION
+        | edopro.DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP,
         "speed": edopro.DUEL_3_COLUMNS_FIELD | edopro.DUEL_NO_MAIN_PHASE_2 | edopro.DUEL_TRIGGER_ONLY_IN_LOCATION,
         "speed-ocg": edopro.DUEL_3_COLUMNS_FIELD,
         "rush": edopro.DUEL_3_COLUMNS_FIELD

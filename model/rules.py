@@ -172,17 +172,21 @@ def any_trigger_due(s: State) -> Val:
     return s.k.or_(trigger_due(s, 0), trigger_due(s, 1))
 
 
+def _trigger_clause(s: State) -> str:
+    """The clause of the timing a triggered effect is activated at, in this phase or step."""
+    ph = s.g("phase")
+    return {Phase.DMG_END: "6.3.4.3.5", Phase.STANDBY: "6.3.2", Phase.END: "6.3.6"}.get(ph, "6.3.4.3.4")
+
+
 def waiting_trigger(s: State) -> str:
     """Why nothing else is done while a triggered effect waits to be activated or declined."""
-    clause = "6.3.4.3.5" if s.g("phase") == Phase.DMG_END else "6.3.4.3.4"
+    clause = _trigger_clause(s)
     return f"{clause}: a triggered effect is waiting: it is activated (or declined) first, the turn player's first"
 
 
 def nothing_waiting(s: State) -> str:
     """Why no triggered effect can be activated now, citing the timing of this phase or step."""
-    ph = s.g("phase")
-    clause = "6.3.4.3.5" if ph == Phase.DMG_END else "6.3.2" if ph == Phase.STANDBY else "6.3.4.3.4"
-    return f"{clause}: no triggered effect is waiting to be activated"
+    return f"{_trigger_clause(s)}: no triggered effect is waiting to be activated"
 
 
 def must_draw(s: State) -> Val:
@@ -1387,15 +1391,50 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
     n.set("passed", False)
 
 
-@action("discard", "6.3.6", (), _none)
+# the model's catalogue of a monster whose effect triggers "if this card is sent from the hand to the Graveyard"
+# (seed 001's example, 001:L119: Lightpulsar Dragon): the effects it may carry, those of a monster's other
+# triggered effect (a card discarded "by a card effect", the example's other card, triggers on no discard the
+# model makes: a cost and the hand limit are not card effects)
+FROM_HAND_TRIGGERS: tuple[Effect, ...] = (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON)
+
+
+def _discards(s: State) -> Iterator[dict[str, int]]:
+    yield {"eff": int(Effect.NONE)}
+    for eff in FROM_HAND_TRIGGERS:
+        yield {"eff": int(eff)}
+
+
+@action("discard", "6.3.6", ("eff",), _discards)
 def discard(s: State, a: Params, n: Builder) -> None:
-    """The turn player discards a card down to the hand limit; then the turn ends."""
-    r, tp = s.r, s.tp
+    """The turn player discards a card down to the hand limit; then the turn ends. The cards discarded go to
+    the Graveyard together; `eff` is the effect of a monster among them whose effect triggers when it is sent
+    from the hand to the Graveyard (NONE: no such card), counted last. Its effect is then activated (or
+    declined) before the turn ends: the discard is one by the rules, not by a card effect (001:L118, L119)."""
+    k, r, tp = s.k, s.r, s.tp
     require_live(s, n)
     n.require(s.g("discarding"), "6.3.6: cards are discarded to the hand limit at the end of the End Phase")
+    last = s.g("hand", tp) - 1 <= r.hand_limit
+    carries = a.eff != Effect.NONE
+    with n.when(carries):
+        n.require(
+            k.one_of(a.eff, FROM_HAND_TRIGGERS),
+            "model catalogue: a monster's effect triggered when it is sent from the hand to the Graveyard destroys "
+            "a card, draws a card or Special Summons",
+        )
+        n.require(
+            last,
+            "model: the cards discarded to the hand limit go to the Graveyard together; the one whose effect "
+            "triggers is counted last",
+        )
     n.add("hand", tp, -1)
     n.add("gy", tp, 1)
-    with n.when(s.g("hand", tp) - 1 <= r.hand_limit):
+    with n.when(k.and_(last, carries)):  # 6.3.6: sent from the hand to the Graveyard, so its effect triggers
+        n.set("discarding", False)
+        n.set("passed", False)
+        n.set("trig", tp, Pending.TRIGGER_DUE)
+        n.set("trig_eff", tp, a.eff)
+        n.set("trig_zone", tp, GRAVEYARD)
+    with n.when(k.and_(last, k.not_(carries))):
         next_turn(n)
 
 

@@ -207,7 +207,12 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                 k.and_(s.is_phase(Phase.DMG_BEFORE, Phase.DMG_DURING), p != tp, zone >= 0, zone < mz),
             ),
             k.implies(pending == Pending.FLIP_DUE, k.and_(zone >= 0, zone < mz)),
-            k.implies(pending == Pending.TRIGGER_DUE, k.and_(ph == Phase.DMG_END, zone == GRAVEYARD)),
+            # 6.3.4.3.5: a battle-destroyed monster's effect; 6.3.6: the turn player's card the hand-limit discard
+            # sent from the hand to the Graveyard
+            k.implies(
+                pending == Pending.TRIGGER_DUE,
+                k.and_(k.or_(ph == Phase.DMG_END, k.and_(ph == Phase.END, p == tp)), zone == GRAVEYARD),
+            ),
             k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
             # a waiting effect waits for the chain to resolve, or joins, second, the turn player's effect
             # triggered with it (6.3.4.3.4: they chain by priority, the turn player's first)

@@ -111,10 +111,11 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
     else:
         allowed = k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc))
     # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step (and a
-    # delayed effect's draw in the Standby Phase, 6.3.2: properties/turn.py `delayed-effects`)
+    # delayed effect's draw in the Standby Phase, 6.3.2: properties/turn.py `delayed-effects`; a card the
+    # hand-limit discard sent from the hand to the Graveyard, in the End Phase, 6.3.6)
     new = s.g("chain_len")
     destroyed = k.and_(a.is_("trigger"), a.p("pos"), t.g("c_kind", new) == Kind.TRIGGER)
-    triggered = k.implies(destroyed, s.is_phase(Phase.DMG_END, Phase.STANDBY))
+    triggered = k.implies(destroyed, s.is_phase(Phase.DMG_END, Phase.STANDBY, Phase.END))
     return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
 
 

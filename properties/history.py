@@ -214,7 +214,8 @@ def _left(s: State, t: State, p: int, kind: MonsterEffect) -> Val:
 def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # 6.3.4.3.2, 6.3.4.3.4, 6.3.4.3.5: player p's triggered effect: 2 while it waits to be activated, 1 for a
     # Flip monster turned face-up by an attack (its effect waits for damage calculation), else 0; a `trigger`
-    # step takes the turn player's waiting effect first
+    # step takes the turn player's waiting effect first; 6.3.6: the effect of a card the hand-limit discard sent
+    # from the hand to the Graveyard waits too
     (p,) = idx
     k = s.k
     old = s.g("h_triggers", p)
@@ -228,6 +229,7 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     survived = k.and_(p != s.tp, tgt != DIRECT, t.g("m_occ", p, tgt))
     battle_destroyed = _left(s, t, p, MonsterEffect.TRIGGER)
     destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, battle_destroyed)
+    destroyed = k.or_(destroyed, _discarded_trigger(s, a, p))
     after_calc = k.ite(survived, FLIP_DUE, 0, w=3)
     kept = k.ite(taken, 0, k.ite(calculated, after_calc, old, w=3), w=3)
     if s.r.trigger_only_in_location:
@@ -236,6 +238,12 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
         left = [k.and_(where == z, s.g("m_occ", p, z), k.not_(t.g("m_occ", p, z))) for z in range(s.r.monster_zones)]
         kept = k.ite(k.and_(old != 0, k.or_(*left)), 0, kept, w=3)
     return k.ite(k.or_(other_flip, destroyed), FLIP_DUE, k.ite(attack_flip, FLIP_WAITS, kept, w=3), w=3)
+
+
+def _discarded_trigger(s: State, a: ActionView, p: int) -> Val:
+    """6.3.6 (001:L118, L119): player p discarded to the hand limit a monster whose effect triggers when it is
+    sent from the hand to the Graveyard: a discard by the rules, not by a card effect, so its effect triggers."""
+    return s.k.and_(a.is_("discard"), s.tp == p, a.p("eff") != 0)
 
 
 def delayed_draw(s: State, t: State, p: Val) -> Val:
@@ -323,6 +331,7 @@ def _trigger_source(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> 
     k = s.k
     moved_on = s.g("phase") != t.g("phase")
     destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, _left(s, t, p, MonsterEffect.TRIGGER))
+    destroyed = k.or_(destroyed, _discarded_trigger(s, a, p))  # the discarded card's effect: from the Graveyard
     now = _triggers(s, a, t, idx)
     kept = k.ite(now == 0, 0, s.g("h_trig_zone", p), w=4)
     return k.ite(destroyed, GRAVEYARD, k.ite(_flipped(s, t, p), _flip_zone(s, t, p), kept, w=4), w=4)

@@ -109,6 +109,41 @@ always(
 )
 
 
+def _nothing_left(s: State, a: ActionView, t: State) -> Val:
+    """6.3.6: a new turn begins with no triggered effect of the last one left waiting (as the property layer
+    saw it: `h_triggers`), such as the effect of a card the hand-limit discard sent from the hand to the
+    Graveyard (001:L118, L119)."""
+    k = s.k
+    return k.implies(t.g("turn") != s.g("turn"), k.and_(t.g("h_triggers", 0) != 2, t.g("h_triggers", 1) != 2))
+
+
+always(
+    "turn-ends-after-all-processing",
+    "6.3.6",
+    "A turn ends only once nothing is left to do: no triggered effect waits to be activated, not even one of a "
+    "card the hand-limit discard sent from the hand to the Graveyard (that discard is by the rules, not by a "
+    "card effect, and a 'sent from the hand to the Graveyard' effect triggers on it).",
+    step(_nothing_left),
+)
+
+
+def _discard_trigger(s: State, a: ActionView, t: State) -> Val:
+    """The End Phase's triggered effect (6.3.6: the hand-limit discard's) goes on the chain."""
+    added, kind, _, _ = new_link(s, t)
+    return s.k.and_(a.is_("trigger"), added, kind == Kind.TRIGGER, s.is_phase(Phase.END))
+
+
+sometimes(
+    "reach-hand-limit-discard-trigger",
+    "6.3.6",
+    "A monster discarded to the hand limit whose effect triggers when it is sent from the hand to the Graveyard "
+    "(seed 001's example: Lightpulsar Dragon) has its effect activated in the End Phase.",
+    step(_discard_trigger),
+    # as reach-hand-limit-discard: no hand limit (Rush Duel), or one no hand can pass
+    vanishes=lambda r, case: not r.hand_limit_enforced or r.hand_limit >= r.starting_hand + r.deck_size,
+)
+
+
 always(
     "normal-summon-limit",
     "6.3.5",

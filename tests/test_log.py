@@ -98,6 +98,12 @@ def test_the_formats_names_are_the_models() -> None:
     for c in ATK_CHANGES:
         Resolve.model_validate({"action": "resolve", "atk_change": c * POINTS})
     assert set(get_args(LinkKindName)) == set(LINK_KINDS) and set(LINK_KINDS.values()) == set(Kind)
+    # a discarded card's 'sent from the hand to the Graveyard' effect: the catalogue's
+    from duelcheck.log import Discard
+    from duelcheck.model.rules import FROM_HAND_TRIGGERS
+
+    said = get_args(get_args(Discard.model_fields["from_hand_trigger"].annotation)[0])
+    assert {EFFECTS[w] for w in said} == set(FROM_HAND_TRIGGERS)
     assert {MONSTER_EFFECT_TYPES[t] for t in get_args(EffectType)} == set(MonsterEffect) - {MonsterEffect.NONE}
 
 

@@ -18,13 +18,13 @@ from duelcheck.rules import Rules
 
 # The catalogue of hand-made rule bugs lives in engines/mutate.py (`duelcheck mutate` runs it as its semantic
 # mutants): each bug, the property that catches it and a bound at which it does.
-MUTANTS = [(m.rule, m.replacement, m.catches, m.depth) for m in RULE_BUGS]
+MUTANTS = [(m.rule, m.replacement, m.catches, m.depth, dict(m.knobs)) for m in RULE_BUGS]
 
 
-@pytest.mark.parametrize(("rule", "bug", "prop", "depth"), MUTANTS, ids=[m[0] for m in MUTANTS])
-def test_mutant_is_caught(rule: str, bug: Callable[..., Any], prop: str, depth: int) -> None:
+@pytest.mark.parametrize(("rule", "bug", "prop", "depth", "knobs"), MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_mutant_is_caught(rule: str, bug: Callable[..., Any], prop: str, depth: int, knobs: dict[str, Any]) -> None:
     with mutated(rule, bug):
-        ts = TransitionSystem(Rules())
+        ts = TransitionSystem(Rules(**knobs))
         results = BMC(ts).run([BY_NAME[prop]], depth)
         violated = [r for r in results if r.verdict == "violated"]
         assert violated, f"{prop} did not catch the mutant of {rule}"

@@ -111,6 +111,17 @@ def test_a_rule_set_the_core_cannot_express_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2 and "damage_step_activations" in done.stderr
 
 
+def test_a_log_discarding_a_card_the_adapter_has_no_script_for_is_refused() -> None:
+    """A monster whose effect triggers when it is sent from the hand to the Graveyard (the hand-limit discard's
+    `from_hand_trigger`, 6.3.6) has no script: a log discarding one is refused with that reason, not played."""
+    from duelcheck.adapters.ygopro import Unsupported
+
+    path = Path(__file__).parent / "scenarios" / "turn" / "26-a-card-discarded-for-the-hand-limit-triggers.json"
+    log = json.loads(path.read_text(encoding="utf-8"))
+    with pytest.raises(Unsupported, match="from_hand_trigger"):
+        _engine().reset({}, {"format": "duelcheck-log/1", "actions": log["actions"]})  # type: ignore[attr-defined]
+
+
 def test_the_first_turn_draw_of_master_rule_2_is_the_cores_rule_2() -> None:
     rules = Rules(first_turn_draw=True)
     report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 10, 3, 2, cards.random_deck)  # type: ignore[arg-type, return-value]

@@ -560,6 +560,8 @@ def _played_from_hand(ts: Any, step: Any, monster: Any, card: Any) -> Any:
         z3.Implies(z3.Or(act == index["normal_summon"], act == index["set_monster"]), monster),
         z3.Implies(act == index["set_spell_trap"], card),
         z3.Implies(z3.And(act == index["activate"], step.params["zone"] == HAND), card),
+        # a monster whose effect triggers when it is sent from the hand to the Graveyard is dealt no script
+        z3.Implies(act == index["discard"], step.params["eff"] == 0),
     )
 
 

@@ -176,6 +176,11 @@ class Ygopro:
         why = _unsupported_board(board or {}, self.rules)
         if why is not None:
             raise Unsupported(why)
+        if any(a.get("action") == "discard" and a.get("from_hand_trigger") for a in (log or {}).get("actions", [])):
+            raise Unsupported(
+                "the log discards a monster whose effect triggers when it is sent from the hand to the Graveyard "
+                "(from_hand_trigger), a card the adapter deals no script for (docs/engines.md: the cards dealt)"
+            )
         r = self.rules
         decks = self.decks
         if decks is None:

@@ -521,7 +521,15 @@ class Replay(_Action):
 
 
 class Discard(_Action):
+    """The turn player discards a card down to the hand limit (6.3.6)."""
+
     action: Literal["discard"]
+    from_hand_trigger: Literal["destroy_card", "draw", "special_summon"] | None = Field(
+        None,
+        description="the card discarded is a monster whose effect triggers when it is sent from the hand to the "
+        "Graveyard (seed 001's example: Lightpulsar Dragon), counted as the last card discarded: its effect, "
+        "activated (or declined) with `trigger` before the turn ends (6.3.6)",
+    )
 
 
 Action = Annotated[

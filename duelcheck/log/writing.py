@@ -127,7 +127,7 @@ def moves(a: Any) -> list[Move]:
         tz = {"direct": DIRECT, "stop": STOP}.get(a.target, a.target) if isinstance(a.target, str) else a.target
         return [Move("replay_select", {"tzone": int(tz)})]
     if isinstance(a, Discard):
-        return [Move("discard", {})]
+        return [Move("discard", {"eff": int(EFFECTS[a.from_hand_trigger]) if a.from_hand_trigger else 0})]
     raise AssertionError(f"unhandled action {a!r}")  # pragma: no cover
 
 
@@ -204,6 +204,8 @@ def _target_out(p: dict[str, int]) -> dict[str, Any]:
 def log_action(pre: State, name: str, params: dict[str, int], post: State | None = None) -> dict[str, Any]:
     """A model action taken in `pre` (leading to `post`) as a log action (JSON), the inverse of `moves`."""
     p = params
+    if name == "discard" and p.get("eff"):
+        return {"action": name, "from_hand_trigger": Effect(p["eff"]).name.lower()}
     if name in ("normal_draw", "discard"):
         return {"action": name}
     if name in ("pass", "end_step", "end_steps"):  # end_steps: only a step the rules refused, shown as it is

@@ -170,12 +170,24 @@ def own_turns_count_every_turn(n: Any) -> None:
         n.set("later_own", p, k.and_(own[p], n.g("later", p) != 0))
 
 
+def discard_ends_the_turn(s: Any, a: Any, n: Any) -> None:
+    """The turn ends at the last discard to the hand limit, though a discarded card's 'sent from the hand to
+    the Graveyard' effect has just triggered (6.3.6: the turn ends once all processing is over)."""
+    R.discard(s, a, n)
+    if n.dead:
+        return
+    k = n.k
+    with n.when(k.and_(s.g("hand", s.tp) - 1 <= s.r.hand_limit, a.eff != 0)):
+        R.next_turn(n)
+
+
 @dataclass(frozen=True)
 class SemanticMutant:
     """A hand-made rule bug: `rule` (a function of model/rules.py or an action) replaced by `replacement`.
     `action` is the action whose behaviour it changes (for `--only`); `catches` (and `case`) the property
     tests/test_mutants.py sees catch it, at the bound `depth` (the Flip Summon bug from a turn-3 board there:
-    from the initial state a monster Set on turn 1 is Flip Summoned on turn 3, 13 steps in)."""
+    from the initial state a monster Set on turn 1 is Flip Summoned on turn 3, 13 steps in), under the official
+    rules with the knobs `knobs` changed (a shorter play to the same bug: a lower hand limit)."""
 
     rule: str
     replacement: Callable[..., Any]
@@ -183,6 +195,7 @@ class SemanticMutant:
     catches: str
     depth: int
     case: str = ""
+    knobs: tuple[tuple[str, Any], ...] = ()
 
     @property
     def name(self) -> str:
@@ -203,6 +216,9 @@ RULE_BUGS: tuple[SemanticMutant, ...] = (
     SemanticMutant("activate", traps_any_time, "activate", "set-trap-not-same-turn", 7),
     SemanticMutant("lp_decide", first_loser_checked_loses, "resolve", "lp-decides-the-winner", 6, "draw"),
     SemanticMutant("next_turn", own_turns_count_every_turn, "pass", "delayed-effects", 10, "comes-due"),
+    SemanticMutant(
+        "discard", discard_ends_the_turn, "discard", "turn-ends-after-all-processing", 5, knobs=(("hand_limit", 3),)
+    ),
 )
 
 

@@ -1357,6 +1357,9 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
     n.set("replay", False)
     n.set("passed", False)
     n.set("window", False)  # the attack declaration's own windows follow (6.3.4.2), not the response window
+    # the target is a Monster Zone of the rule set or a direct attack, whatever a rule change makes of the
+    # guards above (last, so that no other guard's place moves)
+    n.require(k.or_(t < r.monster_zones, t == DIRECT), "model range: no such Monster Zone to attack")
 
 
 @action("replay_select", "6.3.4.2.1", ("tzone",), _reselections)
@@ -1389,6 +1392,8 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
         n.set("atk_tgt", t)
     n.set("prio", tp)
     n.set("passed", False)
+    # a Monster Zone of the rule set, a direct attack or a stop, whatever a rule change makes of the guard above
+    n.require(k.or_(t < r.monster_zones, t == DIRECT, t == STOP), "model range: no such Monster Zone to attack")
 
 
 # the model's catalogue of a monster whose effect triggers "if this card is sent from the hand to the Graveyard"

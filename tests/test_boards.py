@@ -406,7 +406,7 @@ def test_a_twin_no_reachable_state_has_is_proved_unreachable_by_induction() -> N
     assert goals[0].status == "unreachable" and "induction" in goals[0].note
     # a twin a play reaches is never called unreachable
     reachable = [g for g in guard_goals(table) if g.kind == "illegal" and g.guard is not None and g is not goals[0]]
-    reachable = [g for g in reachable if "discarded to the hand limit" in g.guard.reason]
+    reachable = [g for g in reachable if g.guard.reason.startswith("6.3.6: cards are discarded to the hand limit")]
     assert len(reachable) == 1
     unreachable_by_induction(ts, reachable, table, cache)
     assert reachable[0].status == "not-found"

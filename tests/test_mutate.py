@@ -112,8 +112,8 @@ AGREEMENT = [
     "write:normal_draw:3",  # the normal draw leaves the hand as it was
     "swap:normal_draw:3",  # the opponent gets the drawn card
     "swap:activate:2",  # the LP cost paid by the opponent
-    "swap:pass:19",  # battle damage to the other player
-    "write:pass:11",  # a phase change that forgets a write
+    "swap:pass:20",  # battle damage to the other player
+    "write:pass:12",  # a phase change that forgets a write
     "compare:normal_draw:0",  # a comparison of the draw rule given its boundary twin
     "compare:live:0",  # the duel read as over while it goes on (every action's guard)
     "compare:damage_calculation:1",  # the battle damage table at equality (> read as >=)
@@ -322,11 +322,11 @@ def test_a_mutant_the_engines_do_not_kill_is_asked_of_induction_before_it_is_cal
     prepared = {"lemmas": proved, "witnesses": {}}
     dead = mu.run_mutant("write:replay_select:7", SMALL.model_dump(), 4, {}, prepared)
     assert dead["status"] == "equivalent" and "induction" in dead["note"], dead
-    live = mu.run_mutant("compare:replay_select:3", SMALL.model_dump(), 4, {}, prepared)
+    live = mu.run_mutant("compare:replay_select:1", SMALL.model_dump(), 4, {}, prepared)
     assert live["status"] == "survived"
-    assert ran == ["write:replay_select:7", "compare:replay_select:3"]  # the cheaper stages ran first, for both
-    assert late == ["compare:replay_select:3"]  # the costliest searches only for the one not proved dead
-    assert asked == ["write:replay_select:7", "compare:replay_select:3"]  # once each
+    assert ran == ["write:replay_select:7", "compare:replay_select:1"]  # the cheaper stages ran first, for both
+    assert late == ["compare:replay_select:1"]  # the costliest searches only for the one not proved dead
+    assert asked == ["write:replay_select:7", "compare:replay_select:1"]  # once each
 
 
 def test_a_dropped_guard_is_asked_of_induction_only_when_the_short_seeded_search_kills_nothing(
@@ -349,10 +349,11 @@ def test_a_dropped_guard_is_asked_of_induction_only_when_the_short_seeded_search
     monkeypatch.setattr(mu.killing, "equivalence", counted)
     prepared = {"lemmas": proved, "witnesses": {}}
     assert mu.SEEDED_EARLY < mu.DEFAULT_DEPTH + mu.SEEDED_BEYOND
-    drawn = mu.run_mutant("drop:normal_draw:3", SMALL.model_dump(), 4, {}, prepared)
+    # a bound of 2: the short seeded search goes SEEDED_BEYOND steps past it, 6 steps (a third of the time of 8)
+    drawn = mu.run_mutant("drop:normal_draw:3", SMALL.model_dump(), 2, {}, prepared)
     assert drawn["status"] == "killed" and drawn["length"] == 1 and "seeded search" in drawn["note"], drawn
     assert asked == []
-    dead = mu.run_mutant("drop:discard:0", SMALL.model_dump(), 4, {}, prepared)
+    dead = mu.run_mutant("drop:discard:0", SMALL.model_dump(), 2, {}, prepared)
     assert dead["status"] == "equivalent" and "dead rule" in dead["note"] and "induction" in dead["note"], dead
     assert asked == ["drop:discard:0"]
 
@@ -500,10 +501,17 @@ def test_a_probe_without_an_answer_is_unknown_never_survived() -> None:
 # -- the store: a killed run resumes ------------------------------------------------------------------------------
 
 
+# three mutants of two outcomes, each settled in about a second (in the store's order): a hand-size comparison
+# no step reads (equivalent), the duel read as over while it goes on (killed at step 0), the first player's draw
+# on turn 1 (killed)
+STORED = ["compare:draw_count:1", "compare:live:0", "semantic:first_turn_draws"]
+THREE = tuple(arg for mid in STORED for arg in ("--mutant", mid))
+
+
 def _run(store: Path, *args: str, code: int = 0) -> tuple[dict[str, Any], str]:
-    """A mutation run into `store` (the first three dropped guards of the normal draw, unless `args` name
-    others), exiting with `code`: its JSON report and what it told on stderr."""
-    args = args or ("--only", "normal_draw", "--kind", "drop", "--limit", "3")
+    """A mutation run into `store` (the three mutants of STORED, unless `args` name others), exiting with
+    `code`: its JSON report and what it told on stderr."""
+    args = args or THREE
     store_args = ["--store", str(store), "--format", "json"]
     result = CliRunner().invoke(main, ["mutate", *args, "--depth", "2", "--no-proofs", "--workers", "1", *store_args])
     assert result.exit_code == code, result.output
@@ -514,7 +522,7 @@ def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
     store = tmp_path / "mutate.sqlite"
     first, told = _run(store)
     assert "proving the invariants" in told  # the preparation, made once
-    ids = ["drop:normal_draw:0", "drop:normal_draw:1", "drop:normal_draw:2"]
+    ids = STORED
     assert [m["id"] for m in first["mutants"]] == ids
     assert first["ran"] == 3 and first["from_store"] == 0
     assert all(m["status"] in mu.STATUSES for m in first["mutants"])
@@ -538,20 +546,19 @@ def test_the_store_resumes_only_what_is_missing(tmp_path: Path) -> None:
     # checked again with another time limit: a result is kept (a limit only ever leaves a mutant unknown); an
     # unknown runs again only under a longer limit than it had (none is the longest), with the store's
     # preparation (it runs no mutant: the limit is not among what it depends on)
-    three = ("--only", "normal_draw", "--kind", "drop", "--limit", "3")
     with sqlite3.connect(store) as db:
         db.execute("UPDATE mutants SET status = 'unknown' WHERE mutant_id = ?", (ids[0],))
     db.close()
-    kept, _ = _run(store, *three, "--timeout", "500", code=3)  # exit 3: a mutant is unknown
+    kept, _ = _run(store, *THREE, "--timeout", "500", code=3)  # exit 3: a mutant is unknown
     assert kept["ran"] == 0 and kept["from_store"] == 3  # unknown with no limit: no limit does better
     with sqlite3.connect(store) as db:
         (settings,) = db.execute("SELECT settings FROM mutants WHERE mutant_id = ?", (ids[0],)).fetchone()
         within_100 = json.dumps({**json.loads(settings), "timeout": 100.0}, sort_keys=True)
         db.execute("UPDATE mutants SET settings = ? WHERE mutant_id = ?", (within_100, ids[0]))
     db.close()
-    shorter, _ = _run(store, *three, "--timeout", "50", code=3)
+    shorter, _ = _run(store, *THREE, "--timeout", "50", code=3)
     assert shorter["ran"] == 0 and shorter["from_store"] == 3
-    longer, told = _run(store, *three, "--timeout", "500")
+    longer, told = _run(store, *THREE, "--timeout", "500")
     assert [m["id"] for m in longer["mutants"] if m["ran_now"]] == [ids[0]] and longer["from_store"] == 2
     assert "proving the invariants" not in told
     assert longer["mutants"][0]["status"] == first["mutants"][0]["status"]
@@ -636,7 +643,7 @@ def test_a_mutant_that_changes_no_step_is_proved_equivalent_whatever_its_kind() 
     "Set this turn" flags instead of its own changes nothing (both are cleared); the normal draw that forgets
     the hand, or a Defense Position row at equality read as the row below it, does change a step."""
     original = R.damage_calculation
-    for mid in ("compare:damage_calculation:6", "swap:discard:11"):
+    for mid in ("compare:damage_calculation:6", "swap:discard:17"):
         status, why = mu.equivalence(Rules(), mu.mutant_by_id(mid), [])
         assert status == "equivalent" and why.startswith("dead code: in every state"), (mid, why)
     for mid in ("write:normal_draw:3", "compare:damage_calculation:5"):
@@ -725,8 +732,9 @@ def test_a_player_who_loses_with_a_card_left_is_caught_by_deck_out_loses() -> No
     ],
 )
 def test_the_properties_added_for_the_comparison_survivors_kill_them(mutant_id: str, prop: str, depth: int) -> None:
-    """Survivors of the comparison run, each killed at once by the property written for the clause it breaks."""
-    got = mu.kill(Rules(), mu.mutant_by_id(mutant_id), depth, {}, prove=False)
+    """Survivors of the comparison run, each killed at once by the property written for the clause it breaks (on
+    the small field: these are of costs and targets, which one zone of each kind holds)."""
+    got = mu.kill(SMALL, mu.mutant_by_id(mutant_id, SMALL), depth, {}, prove=False)
     assert (got["status"], got["killed_by"], got["kill_kind"]) == ("killed", prop, "violated"), got
 
 
@@ -820,7 +828,7 @@ def test_the_longer_seeded_search_is_told_what_the_short_one_refuted_by_its_stat
     monkeypatch.setattr(mu.killing, "_seeded_kill", seeded)
     monkeypatch.setattr(mu.killing, "_proof_kept", lambda *args, **kwargs: None)
     with pytest.raises(Enough):
-        mu.kill(Rules(), mu.mutant_by_id("write:discard:7"), 2, {}, lemmas=["well-formed"])
+        mu.kill(Rules(), mu.mutant_by_id("write:discard:13"), 2, {}, lemmas=["well-formed"])
     assert asked == [(3, 0), (2 + mu.SEEDED_BEYOND, refuted)]
 
 
@@ -865,7 +873,7 @@ def test_the_checker_comes_last_after_the_searches_for_a_deep_setting_up(
     monkeypatch.setattr(mu.killing, "_lost_beyond", lambda *args: [])
     monkeypatch.setattr(mu.killing, "_goal_kill", goal)
     monkeypatch.setattr(checker_module, "Checker", Checker)
-    out = mu.kill(Rules(), mu.mutant_by_id("write:discard:11"), 12, {}, lemmas=["well-formed"])
+    out = mu.kill(Rules(), mu.mutant_by_id("write:discard:17"), 12, {}, lemmas=["well-formed"])
     early = ["seeded", "seeded", "far", "seeded"]  # to SEEDED_EARLY, to the bound's 4 + 4, the far search, a tail
     if deep_kill:
         assert order == [*early, "goal"] and (out["status"], out["killed_by"]) == ("killed", "well-formed"), out
@@ -881,7 +889,7 @@ def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], t
 
 @pytest.mark.parametrize(
     ("mutant_id", "effect", "case"),
-    [("write:pass:11", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:12", Effect.SKIP_BP, "battle-phase")],
+    [("write:pass:12", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:13", Effect.SKIP_BP, "battle-phase")],
 )
 def test_a_skip_effect_that_skips_more_than_one_phase_is_caught_by_phase_skips(
     mutant_id: str, effect: Effect, case: str
@@ -1063,9 +1071,9 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
-    """Priority not given to the turn player at the hand-limit discard (write:pass:39): `well-formed`."""
+    """Priority not given to the turn player at the hand-limit discard (write:pass:40): `well-formed`."""
     play = played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
-    r = _caught("write:pass:39", "well-formed", play)
+    r = _caught("write:pass:40", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 
 
@@ -1278,15 +1286,15 @@ def test_a_users_property_joins_the_suite_that_kills_mutants(tmp_path: Path) -> 
     before = list(PROPERTIES)
     try:
         options = {"prove": False, "property_files": mu.property_files([str(path)])}
-        mu.with_users(Rules(), options)
-        mu.with_users(Rules(), options)  # once per process, however many tasks ask
+        mu.with_users(SMALL, options)
+        mu.with_users(SMALL, options)  # once per process, however many tasks ask
         assert [p.name for p in PROPERTIES].count("one-summon-counted") == 1
         (m,) = [
             x
             for x in mu.all_mutants()
             if x.kind == "drop" and x.action == "normal_summon" and "Normal Summon or Set per turn" in x.reason
         ]
-        out = mu.kill(Rules(), m, 6, {}, prove=False)
+        out = mu.kill(SMALL, m, 6, {}, prove=False)  # the small field: two Monster Zones, two summons
         assert out["status"] == "killed" and out["verdicts"]["one-summon-counted"].startswith("violated")
     finally:
         PROPERTIES[:] = before

@@ -405,8 +405,10 @@ def test_ctrl_c_stops_a_mutation_run_started_in_the_background_and_the_same_comm
     ignored when it starts): once a mutant is told finished, it stops promptly with exit 130, the finished
     mutants kept in the store, and the same command runs only the rest."""
     store = tmp_path / "m.sqlite"
-    args = [sys.executable, "-m", "duelcheck", "mutate", "--no-proofs", "--depth", "2", "--only", "normal_draw"]
-    args += ["--kind", "drop", "--workers", "1", "--store", str(store)]
+    # four mutants settled in a second or two each, the first at once: the Ctrl-C comes while the second runs
+    mutants = ["compare:draw_count:1", "semantic:first_turn_draws", "drop:normal_draw:3", "negate:normal_draw:3"]
+    args = [sys.executable, "-m", "duelcheck", "mutate", "--no-proofs", "--depth", "2"]
+    args += [*(arg for m in mutants for arg in ("--mutant", m)), "--workers", "1", "--store", str(store)]
 
     def background() -> None:
         os.setsid()

@@ -50,6 +50,9 @@ ATTACK_ON_TURN_2 = [
 
 SMALL_FIELD = "monster_zones = 1\nspell_trap_zones = 1\nchain_links = 2\n"
 SMALL = Rules(monster_zones=1, spell_trap_zones=1, chain_links=2)
+# as small, with a second Monster Zone: room for a second summon
+TWO_ZONES_FIELD = "monster_zones = 2\nspell_trap_zones = 1\nchain_links = 2\n"
+TWO_ZONES = Rules(monster_zones=2, spell_trap_zones=1, chain_links=2)
 
 
 def _log(rules: Rules) -> dict[str, object]:
@@ -84,7 +87,7 @@ def test_a_guard_added_from_a_file_is_replayed_and_diffed_with_its_reason(tmp_pa
 def test_a_dropped_guard_breaks_its_property_with_a_certified_trace(tmp_path: Path) -> None:
     import duelcheck
 
-    rules = _rules(tmp_path, DROP)
+    rules = _rules(tmp_path, TWO_ZONES_FIELD + DROP)  # a small field: the same violation, a faster search
     report = duelcheck.check(rules=rules, properties=["normal-summon-limit"], depth=8, prove=False, simulate=False)
     broken = [r for r in report.results if r.verdict == "violated"]
     assert broken and broken[0].trace is not None
@@ -92,7 +95,7 @@ def test_a_dropped_guard_breaks_its_property_with_a_certified_trace(tmp_path: Pa
     assert actions.count("normal_summon") + actions.count("set_monster") >= 2
     from duelcheck.engines.diff import diff
 
-    got = diff(rules, Rules(), 8)  # the play the change allows: the official rules refuse its last step
+    got = diff(rules, TWO_ZONES, 8)  # the play the change allows: the official rules refuse its last step
     assert got.a_to_b is not None and got.a_to_b.kind == "refused"
     assert "Normal Summon or Set per turn" in got.a_to_b.reason
 

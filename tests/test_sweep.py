@@ -1,8 +1,9 @@
 """`duelcheck sweep`: a grid of rule sets x properties on Dask, each cell once, kept in SQLite, resumable.
 
-One 12-cell grid (4 rule sets x 3 properties, bound 4, no proofs, no simulation; a second or two a cell) runs on
-a local cluster of 2 workers; the resumed runs go to a module-wide local cluster whose scheduler (in this
-process) counts the tasks that ran. The whole file takes about a minute on a busy 2-core machine.
+One 12-cell grid (4 rule sets x 3 properties, bound 4, no proofs, no simulation, on a small field; about a
+second a cell) runs on a local cluster of 2 workers; the resumed runs go to a module-wide local cluster whose
+scheduler (in this process) counts the tasks that ran. The whole file takes under a minute on a busy 2-core
+machine.
 """
 
 from __future__ import annotations
@@ -37,20 +38,28 @@ depth = 4
 [grid]
 main_phase_2_requires_battle_phase = [true, false]   # written before preset: the order is fixed all the same
 preset = ["official", "goat"]
+# a small field (one zone of each kind, two chain links): these properties are of phases and draws, not of the
+# field's size, and a cell costs half as much; one value each, so every rule set has it
+monster_zones = [1]
+spell_trap_zones = [1]
+chain_links = [2]
 [check]
 prove = false
 simulate = false
 """
 LABELS = ["first-turn-no-draw", "main2-only-after-battle", "hand-limit-at-turn-end"]
+SMALL = "monster_zones=1, spell_trap_zones=1, chain_links=2"  # in every rule set's name: no preset has them
 # The answers, known from the rules: goat draws on turn 1; without the requirement, Main Phase 2 follows Main
 # Phase 1 directly (3 steps; 4 under goat, whose first Draw Phase has a draw to take).
 EXPECTED = {
-    "official": ["holds", "holds", "holds"],
-    "main_phase_2_requires_battle_phase=false": ["holds", "violated (2)", "holds"],
-    "preset=goat": ["violated (1)", "holds", "holds"],
-    "preset=goat, main_phase_2_requires_battle_phase=false": ["violated (1)", "violated (3)", "holds"],
+    SMALL: ["holds", "holds", "holds"],
+    f"main_phase_2_requires_battle_phase=false, {SMALL}": ["holds", "violated (2)", "holds"],
+    f"preset=goat, {SMALL}": ["violated (1)", "holds", "holds"],
+    f"preset=goat, main_phase_2_requires_battle_phase=false, {SMALL}": ["violated (1)", "violated (3)", "holds"],
 }
 CELLS = 12
+SMALL_KNOBS = {"monster_zones": 1, "spell_trap_zones": 1, "chain_links": 2}
+SMALL_FIELD = "".join(f"{k} = {v}\n" for k, v in SMALL_KNOBS.items())  # as a rule file's lines
 
 
 class TaskRuns(SchedulerPlugin):
@@ -307,8 +316,9 @@ def test_an_unreachable_scheduler_is_one_line_within_seconds(tmp_path: Path) -> 
 def test_a_grid_of_rule_files_and_a_users_properties(tmp_path: Path) -> None:
     """A grid's `rules = [...]` (rule files, with their [[change]] tables) under its own knobs, and its
     `property_files`, whose properties are labels like the shipped ones: each cell runs them."""
-    (tmp_path / "house.toml").write_text(
-        '[[change]]\nrequire = "turn >= 3"\naction = "declare_attack"\nreason = "house rule"\n', encoding="utf-8"
+    (tmp_path / "house.toml").write_text(  # on a small field (the file's knobs): the same attack, a faster search
+        f'{SMALL_FIELD}[[change]]\nrequire = "turn >= 3"\naction = "declare_attack"\nreason = "house rule"\n',
+        encoding="utf-8",
     )
     (tmp_path / "q.toml").write_text(
         '[[property]]\nname = "attacks-from-turn-3"\nkind = "always"\n'
@@ -328,8 +338,9 @@ def test_a_grid_of_rule_files_and_a_users_properties(tmp_path: Path) -> None:
     (row,) = grid.rule_sets
     assert row.name == "rules=house.toml, hand_limit=5"
     assert row.rules.hand_limit == 5 and [c.reason for c in row.rules.changes] == ["house rule"]
+    assert all(getattr(row.rules, k) == v for k, v in SMALL_KNOBS.items())
     assert grid.labels == ["attacks-from-turn-3"]
     got = sweep.run_cell(row.rules.model_dump(), "attacks-from-turn-3", grid.depth, grid.options)
     assert got["verdict"] == "holds"
-    official = sweep.run_cell({}, "attacks-from-turn-3", grid.depth, grid.options)
+    official = sweep.run_cell(dict(SMALL_KNOBS), "attacks-from-turn-3", grid.depth, grid.options)  # no house rule
     assert official["verdict"] == "violated" and official["length"] == 7

@@ -70,6 +70,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(s.g("resolving"), length > 0),
         k.implies(s.g("discarding"), k.and_(ph == Phase.END, s.g("hand", tp) > r.hand_limit, length == 0)),
         k.implies(s.g("discarding"), k.not_(s.g("resolving"))),
+        # 6.3.6: only a rule set with a hand limit discards to it (Rush Duel has none)
+        k.implies(s.g("discarding"), r.hand_limit_enforced),
         # 6.3.6: the discard to the hand limit is the turn player's act: they hold priority until it is done
         k.implies(s.g("discarding"), s.g("prio") == tp),
         # 6.3: each phase and step begins with the turn player holding priority, and a chain resolved gives it
@@ -211,7 +213,10 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             # sent from the hand to the Graveyard
             k.implies(
                 pending == Pending.TRIGGER_DUE,
-                k.and_(k.or_(ph == Phase.DMG_END, k.and_(ph == Phase.END, p == tp)), zone == GRAVEYARD),
+                k.and_(
+                    k.or_(ph == Phase.DMG_END, k.and_(ph == Phase.END, p == tp, r.hand_limit_enforced)),
+                    zone == GRAVEYARD,
+                ),
             ),
             k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
             # a waiting effect waits for the chain to resolve, or joins, second, the turn player's effect

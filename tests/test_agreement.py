@@ -163,7 +163,7 @@ def test_skipping_an_action_refused_before_its_parameters_are_read_loses_no_inst
 
     corpus = _corpus_states()
     wanted = ("declare_attack", "replay_select", "activate", "resolve", "normal_summon")
-    states = corpus[::9]  # every ninth, and the first state where each wanted action is enabled:
+    states = corpus[::18]  # every eighteenth, and the first state where each wanted action is enabled:
     for name in wanted:  # battles, a replay, chains and a summon are always among them, whatever the corpus holds
         first = next((s for s in corpus if any(n == name for n, _ in TS.enabled(s))), None)
         if first is not None and first not in states:

@@ -159,8 +159,9 @@ def test_replay_own_trace_conforms_and_variant_trace_does_not(tmp_path: Path) ->
 def test_every_trace_a_check_writes_replays_as_conforming(tmp_path: Path) -> None:
     """Witness traces from the bounded search and from simulation replay under the rules that produced them."""
     out_dir = tmp_path / "traces"
+    small = rules_file(tmp_path, "monster_zones = 1\nspell_trap_zones = 1\nchain_links = 2\n")  # the same turns
     code, out, _ = run(
-        "check", "--no-proofs", "--depth", "10", "--property", "reach-turn-3",
+        "check", "--no-proofs", "--depth", "10", "--property", "reach-turn-3", "--rules", small,
         "--property", "reach-hand-limit-discard", "--out", str(out_dir), "--format", "json",
     )  # fmt: skip
     assert code == 0

@@ -31,6 +31,22 @@ def _engine(rules: Rules | None = None) -> object:
     return Edopro(rules or Rules(), LIBRARY, 0)
 
 
+def _last_answers(rules: Rules, actions: list[dict[str, object]]) -> tuple[object, object]:
+    """Play `actions` on the rules' side and on the core, both agreeing at every step but the last (each legal,
+    the same state shown); the two sides' answers to the last action (a string: refused, with the reason)."""
+    from test_ygopro import _differences
+
+    from duelcheck.adapter import ReferenceAdapter
+
+    model, engine = ReferenceAdapter(rules.model_dump()), _engine(rules)
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for i, action in enumerate(actions[:-1], 1):
+        want, got = model.apply(action), engine.apply(action)  # type: ignore[attr-defined]
+        assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
+        assert not _differences(want, got), (i, action, _differences(want, got)[:4])
+    return model.apply(actions[-1]), engine.apply(actions[-1])  # type: ignore[attr-defined]
+
+
 def test_the_first_turn_offers_the_opening_hand_and_no_battle_phase() -> None:
     from test_ygopro import first_turn_offers_the_opening_hand  # the same test as on the reference core
 
@@ -142,9 +158,6 @@ def test_ignition_priority_of_the_goat_format_agrees_with_the_rules() -> None:
     after the turn player's Normal Summon, with the opponent holding a Trap they could respond with, the
     summoned monster's Ignition effect is activated first, on both sides; under the official rules both sides
     refuse it there (the opponent may respond first: docs/engine-findings.md F12)."""
-    from test_ygopro import _differences
-
-    from duelcheck.adapter import ReferenceAdapter
 
     monster = {"atk": 1000, "def": 1000, "effect": {"type": "ignition", "effect": "draw"}}
     turn_1 = [
@@ -165,13 +178,7 @@ def test_ignition_priority_of_the_goat_format_agrees_with_the_rules() -> None:
     ]
     for rules, first_draw, legal in ((load_rules("goat"), True, True), (Rules(), False, False)):
         actions = [*([{"action": "normal_draw"}] if first_draw else []), *turn_1, *turn_2]
-        model, engine = ReferenceAdapter(rules.model_dump()), _engine(rules)
-        engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
-        for i, action in enumerate(actions[:-1], 1):
-            want, got = model.apply(action), engine.apply(action)  # type: ignore[attr-defined]
-            assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
-            assert not _differences(want, got), (i, action, _differences(want, got)[:4])
-        want, got = model.apply(actions[-1]), engine.apply(actions[-1])  # type: ignore[attr-defined]
+        want, got = _last_answers(rules, actions)
         assert isinstance(want, str) != legal and isinstance(got, str) != legal, (legal, want, got)
 
 
@@ -183,10 +190,8 @@ def test_one_chain_per_damage_step_timing_of_the_goat_format_agrees_with_the_rul
     attacker's ATK and resolves; a second one is then refused there on both sides, and under the official rules
     both sides take it as a second chain. The refusal is the core's own: given the flag while the rules do not
     have the rule, the core asks next in the timing before damage calculation, not at the start."""
-    from test_ygopro import _differences
 
     import duelcheck.adapters.edopro as edo
-    from duelcheck.adapter import ReferenceAdapter
 
     boost = {
         "action": "activate",
@@ -221,13 +226,7 @@ def test_one_chain_per_damage_step_timing_of_the_goat_format_agrees_with_the_rul
     def last(rules: Rules, legal: bool) -> str | None:
         """Play to the second activation on both sides (agreeing at every step); the core's refusal of it."""
         actions = [*([{"action": "normal_draw"}] if rules.first_turn_draw else []), *turn_1, *turn_2]
-        model, engine = ReferenceAdapter(rules.model_dump()), _engine(rules)
-        engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
-        for i, action in enumerate(actions[:-1], 1):
-            want, got = model.apply(action), engine.apply(action)  # type: ignore[attr-defined]
-            assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
-            assert not _differences(want, got), (i, action, _differences(want, got)[:4])
-        want, got = model.apply(actions[-1]), engine.apply(actions[-1])  # type: ignore[attr-defined]
+        want, got = _last_answers(rules, actions)
         assert isinstance(want, str) != legal, want
         return got if isinstance(got, str) else None
 

@@ -1400,7 +1400,7 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
 # (seed 001's example, 001:L119: Lightpulsar Dragon): the effects it may carry, those of a monster's other
 # triggered effect (a card discarded "by a card effect", the example's other card, triggers on no discard the
 # model makes: a cost and the hand limit are not card effects)
-FROM_HAND_TRIGGERS: tuple[Effect, ...] = (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON)
+FROM_HAND_TRIGGERS: tuple[Effect, ...] = MONSTER_EFFECTS[MonsterEffect.TRIGGER]
 
 
 def _discards(s: State) -> Iterator[dict[str, int]]:

@@ -109,6 +109,14 @@ class Effect(IntEnum):
     # the same, counted "in your own turns" (001:L12): "during your Standby Phase LATER_TURNS of your turn(s)
     # after this card resolves": only its controller's turns count
     DRAW_LATER_OWN = 15
+    # lasting effects: "its controller takes no damage (battle or effect) until the end of ...", each activated
+    # only in the period it names and applying until that period is over with all its processing (6.3.4.3.5,
+    # 6.3.4.4, 6.3.6): a card "during damage calculation" whose effect lasts until the end of the Damage Step
+    # (6.3.4.3.3: effects that say "during damage calculation"), one "during the Battle Phase" lasting until its
+    # end, and one lasting until the end of the turn, activated at any time its speed allows
+    NO_DAMAGE_DS = 16
+    NO_DAMAGE_BP = 17
+    NO_DAMAGE_TURN = 18
 
 
 TARGETED = (
@@ -176,6 +184,24 @@ LP_COST = 10  # an LP cost: 1000 LP, in units of 100
 # count: their own next turn); any count tells the two readings apart, 1 with the shortest plays
 LATER_TURNS = 1
 DELAYED = (Effect.DRAW_LATER, Effect.DRAW_LATER_OWN)
+
+
+class Until(IntEnum):
+    """How long a player's lasting "no damage" effect applies (`Effect.NO_DAMAGE_*`): the periods nest (a Damage
+    Step lies in a Battle Phase, which lies in a turn), so a player holds the longest that applies."""
+
+    NONE = 0
+    DAMAGE_STEP = 1  # 6.3.4.3.5: until all processing at the end of the Damage Step is over
+    BATTLE_PHASE = 2  # 6.3.4.4: until both players pass in the End Step and all processing there is over
+    TURN = 3  # 6.3.6: until both pass in the End Phase, the hand is adjusted and all processing is over
+
+
+# the period each lasting effect names
+LASTING: dict[Effect, Until] = {
+    Effect.NO_DAMAGE_DS: Until.DAMAGE_STEP,
+    Effect.NO_DAMAGE_BP: Until.BATTLE_PHASE,
+    Effect.NO_DAMAGE_TURN: Until.TURN,
+}
 
 DIRECT = 5  # attack target: the opponent directly
 STOP = 6  # replay choice: stop the attack

@@ -16,11 +16,13 @@ from typing import Any
 from duelcheck.model.cards import (
     ATK_CAP,
     ATK_CHANGES,
+    BATTLE_PHASE,
     DAMAGE_STEP,
     DELAYED,
     DIRECT,
     GRAVEYARD,
     HAND,
+    LASTING,
     LATER_TURNS,
     LP_COST,
     MAIN_PHASES,
@@ -43,6 +45,7 @@ from duelcheck.model.cards import (
     MonsterEffect,
     Pending,
     Phase,
+    Until,
 )
 from duelcheck.model.changes import with_changes
 from duelcheck.model.kit import Val
@@ -301,6 +304,21 @@ def lp_decide(n: Builder) -> None:
         n.set("winner", k.ite(k.and_(*out), DRAWN, loser, w=4))
 
 
+def take_damage(n: Builder, p: Val, amount: Val) -> None:
+    """Player p takes damage (battle or effect), unless a lasting effect of theirs says they take none: it applies
+    until its period is over with all its processing (6.3.4.3.5, 6.3.4.4, 6.3.6; `end_lasting`)."""
+    with n.when(n.g("no_damage", p) == Until.NONE):
+        n.add("lp", p, -amount)
+
+
+def end_lasting(n: Builder, period: Until) -> None:
+    """The period ends: the lasting effects that apply until its end stop applying (the periods nest, so those
+    of a shorter one stop too)."""
+    for p in (0, 1):
+        with n.when(n.g("no_damage", p) <= period):
+            n.set("no_damage", p, Until.NONE)
+
+
 # -- field changes shared by several rules -----------------------------------------------------
 
 MONSTER_FIELDS = (
@@ -473,6 +491,8 @@ def next_turn(n: Builder) -> None:
         now = k.ite(left == 1, 0, k.ite(k.and_(left >= 2, counts), left - 1, left, w=3), w=3)
         n.set("later", p, now)
         n.set("later_own", p, k.and_(own, now != 0))
+        # 6.3.6: "until the end of the turn" ended with the End Phase, the hand adjusted (001:L120)
+        n.set("no_damage", p, Until.NONE)
 
 
 def leave_main1(n: Builder, choice: Val) -> None:
@@ -518,14 +538,14 @@ def damage_calculation(n: Builder) -> None:
     t_atk, t_def, t_is_def = n.g("m_atk", opp, tz), n.g("m_defv", opp, tz), n.g("m_def", opp, tz)
     with n.when(n.g("attacking")):
         with n.when(direct):  # a direct attack deals damage equal to the attacker's ATK
-            n.add("lp", opp, -a)
+            take_damage(n, opp, a)
         with n.when(k.and_(k.not_(direct), k.not_(t_is_def))):  # ATK against ATK
             with n.when(a > t_atk):  # the higher destroys the lower; its controller takes the difference
                 n.set("m_doomed", opp, tz, True)
-                n.add("lp", opp, t_atk - a)
+                take_damage(n, opp, a - t_atk)
             with n.when(a < t_atk):
                 n.set("m_doomed", tp, n.g("atk_zone"), True)
-                n.add("lp", tp, a - t_atk)
+                take_damage(n, tp, t_atk - a)
             # equal and not 0: both destroyed, no damage; 0 against 0: nothing (6.3.4.3.3.1)
             with n.when(k.and_(a == t_atk, k.or_(a != 0, r.zero_atk_battle_destroys))):
                 n.set("m_doomed", opp, tz, True)
@@ -534,7 +554,7 @@ def damage_calculation(n: Builder) -> None:
             with n.when(a > t_def):  # higher ATK destroys, no damage
                 n.set("m_doomed", opp, tz, True)
             with n.when(a < t_def):  # lower ATK: the attacker's controller takes the difference
-                n.add("lp", tp, a - t_def)
+                take_damage(n, tp, t_def - a)
         lp_decide(n)  # LP at 0 or less ends the duel
 
 
@@ -615,8 +635,10 @@ def advance(n: Builder, choice: Val) -> None:
     with n.when(ph == Phase.DMG_END):  # 6.3.4.3.5: the battle is over; back to the Battle Step
         end_attack(n)
         enter_phase(n, Phase.BATTLE_STEP)
+        end_lasting(n, Until.DAMAGE_STEP)  # 6.3.4.3.5: "until the end of the Damage Step" ends now (001:L99)
     with n.when(ph == Phase.BATTLE_END):  # 6.3.4.4 -> 6.3.5
         enter_phase(n, Phase.MAIN2 if r.main_phase_2 else Phase.END)
+        end_lasting(n, Until.BATTLE_PHASE)  # 6.3.4.4: "until the end of the Battle Phase" ends now (001:L106)
     with n.when(ph == Phase.MAIN2):  # 6.3.5 -> 6.3.6
         enter_phase(n, Phase.END)
     with n.when(ph == Phase.END):  # 6.3.6: discard down to the hand limit, then the next turn
@@ -1036,9 +1058,10 @@ def activate(s: State, a: Params, n: Builder) -> None:
                     kind == Kind.COUNTER_TRAP,
                     eff == Effect.NEGATE,
                     k.and_(eff == Effect.CHANGE_ATK, s.is_phase(Phase.DMG_START, Phase.DMG_BEFORE)),
+                    k.and_(eff == Effect.NO_DAMAGE_DS, s.g("phase") == Phase.DMG_DURING),
                 ),
-                "6.3.4.3: in the Damage Step only Counter Traps, negating effects, and ATK/DEF changes up to before "
-                "damage calculation can be activated",
+                "6.3.4.3: in the Damage Step only Counter Traps, negating effects, ATK/DEF changes up to before "
+                "damage calculation, and cards that say 'during damage calculation' then, can be activated",
             )
     if r.damage_step_single_chain:  # Goat format: one chain per timing of the Damage Step (6.3.4.3)
         n.require(
@@ -1086,6 +1109,14 @@ def activate(s: State, a: Params, n: Builder) -> None:
         # Goat format (`ignition_priority`): the turn player's Ignition effect may come before the opponent's chance
         first = kind == Kind.IGNITION if r.ignition_priority else False
         n.require(k.or_(first, k.not_(s.g("window"))), WINDOW_OPEN)
+    # card text, each card activated only in the period it names (placed last, so that no other guard moves)
+    with n.when(eff == Effect.NO_DAMAGE_DS):
+        n.require(
+            s.g("phase") == Phase.DMG_DURING,
+            "6.3.4.3.3: a card that says 'during damage calculation' is activated only at that timing",
+        )
+    with n.when(eff == Effect.NO_DAMAGE_BP):
+        n.require(s.is_phase(*BATTLE_PHASE), "6.3.4.4: a card that says 'during the Battle Phase' is activated in it")
 
 
 def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, tz: Val, own: Val) -> None:
@@ -1262,6 +1293,12 @@ def resolve(s: State, a: Params, n: Builder) -> None:
             n.set("skip_bp", s.other(owner), True)
         with n.when(eff == Effect.SKIP_MAIN1):
             n.set("skip_m1", s.other(owner), True)
+        with n.when(k.one_of(eff, tuple(LASTING))):  # a lasting effect: the longest period a player holds applies
+            level: Val = int(Until.NONE)
+            for effect, period in LASTING.items():  # the period its text names
+                level = k.ite(eff == effect, int(period), level, w=3)
+            held = s.g("no_damage", owner)
+            n.set("no_damage", owner, k.ite(held >= level, held, level, w=3))
         with n.when(k.one_of(eff, DELAYED)):  # 6.3: the count of turns starts with the next turn
             n.set("later", owner, LATER_TURNS + 1)
             n.set("later_own", owner, eff == Effect.DRAW_LATER_OWN)
@@ -1299,7 +1336,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
             damage = s.g("m_atk", tpl, tz)  # its ATK as it left the field
             destroy_monster(n, tpl, tz)
             for p in (0, 1):  # effect damage to both players at once
-                n.add("lp", p, -damage)
+                take_damage(n, p, damage)
             lp_decide(n)  # the duel may end here, with links left on the chain unresolved
     # the card goes to the Graveyard, unless it is a card that stays on the field and was not negated, or the
     # resolution ended the duel: nothing happens after that, the card stays where it is (as on ygopro-core)

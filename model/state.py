@@ -27,6 +27,7 @@ from duelcheck.model.cards import (
     MonsterEffect,
     Pending,
     Phase,
+    Until,
 )
 from duelcheck.model.kit import CONCRETE, SYMBOLIC, Kit, Val
 from duelcheck.rules import Rules
@@ -110,6 +111,15 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
             "0: none) (6.3)",
         ),
         f("later_own", (2,), B, 1, "that delayed effect counts only its controller's own turns (6.3)"),
+        f(
+            "no_damage",
+            (2,),
+            E,
+            3,
+            "this player takes no damage until the end of: 1 the Damage Step, 2 the Battle Phase, 3 the turn (a "
+            "lasting effect: 6.3.4.3.5, 6.3.4.4, 6.3.6)",
+            Until,
+        ),
         f("m_occ", (2, mz), B, 1, "a monster is in the zone"),
         f("m_up", (2, mz), B, 1, "the monster is face-up"),
         f("m_def", (2, mz), B, 1, "the monster is in Defense Position"),

@@ -23,6 +23,7 @@ from duelcheck.model.cards import (
     MonsterEffect,
     Pending,
     Phase,
+    Until,
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
@@ -43,7 +44,7 @@ from duelcheck.properties.core import (
     step,
     zones,
 )
-from duelcheck.properties.history import LATER_DUE
+from duelcheck.properties.history import LATER_DUE, protected
 
 
 def _well_formed(s: State) -> Val:
@@ -219,6 +220,10 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                 ),
             ),
             k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
+            # a lasting "no damage" effect applies within the period it lasts for (6.3.4.3.5, 6.3.4.4)
+            k.one_of(s.g("no_damage", p), [int(u) for u in Until]),
+            k.implies(s.g("no_damage", p) == Until.DAMAGE_STEP, s.is_phase(*DAMAGE_STEP)),
+            k.implies(s.g("no_damage", p) == Until.BATTLE_PHASE, s.is_phase(*BATTLE_PHASE)),
             # a waiting effect waits for the chain to resolve, or joins, second, the turn player's effect
             # triggered with it (6.3.4.3.4: they chain by priority, the turn player's first)
             k.implies(
@@ -266,6 +271,9 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                     k.one_of(s.g("c_eff", j), [int(e) for e in Effect]),
                     k.one_of(s.g("c_cost", j), [int(c) for c in Cost]),
                     k.implies(s.g("c_eff", j) == Effect.NEGATE, j > 0),
+                    # a lasting effect's card is activated in the period its text names (6.3.4.3.3, 6.3.4.4)
+                    k.implies(s.g("c_eff", j) == Effect.NO_DAMAGE_DS, ph == Phase.DMG_DURING),
+                    k.implies(s.g("c_eff", j) == Effect.NO_DAMAGE_BP, s.is_phase(*BATTLE_PHASE)),
                     # a link whose effect takes no target records none (its trace names no target)
                     k.implies(
                         k.not_(k.one_of(s.g("c_eff", j), TARGETED)),
@@ -330,6 +338,7 @@ def _lp(s: State, a: ActionView, t: State) -> Val:
     # effect damage: a resolving link whose text deals damage to both players, the same to each
     burn = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.DESTROY_DAMAGE_BOTH)
     same = t.g("lp", 0) - s.g("lp", 0) == t.g("lp", 1) - s.g("lp", 1)
+    same = k.or_(same, protected(s, 0), protected(s, 1))  # a player under a "no damage" effect takes none
     out = []
     for p in (0, 1):
         paid = k.and_(a.is_("activate"), a.p("cost") == Cost.PAY_LP, s.g("prio") == p)
@@ -464,6 +473,8 @@ def _bookkeeping(s: State) -> Val:
             s.g("h_later_own", p) >= 0,
             s.g("h_later_own", p) <= 1,
         ]
+    for p in (0, 1):  # a lasting "no damage" effect, as the rules keep it and as the property layer saw it
+        triggers.append(s.g("no_damage", p) == s.g("h_no_damage", p))
     if s.r.damage_step_single_chain:  # 6.3.4.3: a chain resolved in this Damage Step timing, to both
         triggers.append(s.g("ds_chained") == (s.g("h_ds_chained") == 1))
     moves = [s.g("m_moved", p, z) == (s.g("h_moves", p, z) >= 1) for p, z in zones(s, "m_occ")]

@@ -27,7 +27,7 @@ from duelcheck.properties.core import (
     step,
     zones,
 )
-from duelcheck.properties.history import LATER_DUE
+from duelcheck.properties.history import LATER_DUE, protected
 
 
 def monster_zone_count(s: State) -> int:
@@ -56,8 +56,9 @@ def _is_damage_calc(s: State, t: State) -> Val:
     return s.k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER, s.g("attacking"))
 
 
-def _damage_table(s: State, a: ActionView, t: State) -> Val:
-    """6.3.4.3.3 and 6.3.4.3.3.1, restated: expected LP loss and destruction for each row."""
+def battle_losses(s: State) -> tuple[Val, Val]:
+    """6.3.4.3.3: the battle damage the table gives the opponent and the turn player, read from the state before
+    damage calculation (before any effect that says a player takes none)."""
     k = s.k
     b = _battle(s)
     atk, opp_atk, opp_def = b["a"], b["ta"], b["td"]
@@ -74,10 +75,25 @@ def _damage_table(s: State, a: ActionView, t: State) -> Val:
         opp_atk - atk,
         k.ite(k.and_(vs_def, atk < opp_def), opp_def - atk, zero),
     )
+    return loss_opp, loss_tp
+
+
+def _damage_table(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.3 and 6.3.4.3.3.1, restated: expected LP loss and destruction for each row."""
+    k = s.k
+    b = _battle(s)
+    atk, opp_atk, opp_def = b["a"], b["ta"], b["td"]
+    vs_atk = k.and_(k.not_(b["direct"]), k.not_(b["def"]))
+    vs_def = k.and_(k.not_(b["direct"]), b["def"])
+    zero = 0
+    loss_opp, loss_tp = battle_losses(s)
     tie = k.and_(vs_atk, atk == opp_atk, atk != 0)
     doom_target = k.or_(k.and_(vs_atk, k.or_(atk > opp_atk, tie)), k.and_(vs_def, atk > opp_def))
     doom_attacker = k.and_(vs_atk, k.or_(atk < opp_atk, tie))
     tp, opp = b["tp"], b["opp"]
+    # a player under a lasting "no damage" effect takes none (6.3.4.3.5, 6.3.4.4, 6.3.6)
+    loss_opp = k.ite(protected(s, opp), zero, loss_opp, w=s.schema["lp"].width)
+    loss_tp = k.ite(protected(s, tp), zero, loss_tp, w=s.schema["lp"].width)
     row = k.and_(
         t.g("lp", opp) == s.g("lp", opp) - loss_opp,
         t.g("lp", tp) == s.g("lp", tp) - loss_tp,
@@ -97,7 +113,8 @@ def _damage_table(s: State, a: ActionView, t: State) -> Val:
 always(
     "battle-damage-table",
     "6.3.4.3.3, 6.3.4.3.3.1",
-    "Damage calculation follows the table of seed 000 exactly, row by row (0 against 0: nothing).",
+    "Damage calculation follows the table of seed 000 exactly, row by row (0 against 0: nothing); a player under "
+    "a lasting 'no damage' effect takes none.",
     step(_damage_table),
 )
 
@@ -109,7 +126,11 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
     if s.r.damage_step_activations == "seed-000":  # the older overview's reading
         allowed = k.and_(before_calc, k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.CHANGE_ATK))
     else:
-        allowed = k.or_(kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc))
+        # a card that says "during damage calculation" at that timing (6.3.4.3.3, 001:L78)
+        at_calc = k.and_(eff == Effect.NO_DAMAGE_DS, s.g("phase") == Phase.DMG_DURING)
+        allowed = k.or_(
+            kind == Kind.COUNTER_TRAP, eff == Effect.NEGATE, k.and_(eff == Effect.CHANGE_ATK, before_calc), at_calc
+        )
     # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step (and a
     # delayed effect's draw in the Standby Phase, 6.3.2: properties/turn.py `delayed-effects`; a card the
     # hand-limit discard sent from the hand to the Graveyard, in the End Phase, 6.3.6)
@@ -122,9 +143,10 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
 always(
     "damage-step-activations",
     "6.3.4.3",
-    "In the Damage Step only Counter Traps, negating effects and (up to before damage calculation) ATK/DEF "
-    "changes are activated (under the seed-000 reading: ATK/DEF changes and Counter Traps, up to before damage "
-    "calculation); a battle-destroyed monster's effect only at the end of the Damage Step.",
+    "In the Damage Step only Counter Traps, negating effects, (up to before damage calculation) ATK/DEF "
+    "changes and (during damage calculation) cards that say so are activated (under the seed-000 reading: "
+    "ATK/DEF changes and Counter Traps, up to before damage calculation); a battle-destroyed monster's effect "
+    "only at the end of the Damage Step.",
     step(_damage_step_activations),
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from duelcheck.model.cards import (
     ATK_CAP,
+    BATTLE_PHASE,
     HAND,
     LP_COST,
     MONSTER_KINDS,
@@ -17,6 +18,7 @@ from duelcheck.model.cards import (
     Kind,
     MonsterEffect,
     Phase,
+    Until,
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
@@ -25,6 +27,7 @@ from duelcheck.model.rules import (
 from duelcheck.model.state import State
 from duelcheck.properties.core import (
     ActionView,
+    StepPred,
     _target_there,
     _top,
     always,
@@ -36,6 +39,8 @@ from duelcheck.properties.core import (
     step,
     zones,
 )
+from duelcheck.properties.damage_step import battle_losses
+from duelcheck.properties.history import protected
 
 
 def _set_not_same_turn(s: State, a: ActionView, t: State) -> Val:
@@ -125,9 +130,10 @@ def _does_what_it_says(s: State, a: ActionView, t: State) -> Val:
     changed = k.and_(t.g("m_occ", p, z), t.g("m_atk", p, z) == atk)
     ends = k.and_(eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
     damage = s.g("m_atk", p, z)
+    spared = [k.ite(protected(s, q), 0, damage, w=s.schema["lp"].width) for q in (0, 1)]
     burned = k.and_(
-        k.not_(t.g("m_occ", p, z)), *(t.g("lp", q) == s.g("lp", q) - damage for q in (0, 1))
-    )  # the target destroyed, each player's LP down by its ATK
+        k.not_(t.g("m_occ", p, z)), *(t.g("lp", q) == s.g("lp", q) - spared[q] for q in (0, 1))
+    )  # the target destroyed, each player's LP down by its ATK (none for a player under a "no damage" effect)
     return k.implies(
         live,
         k.and_(
@@ -315,4 +321,79 @@ sometimes(
     "6.3.3, seed 000 (Spells and Traps)",
     "A Spell or Trap is Set from the hand face-down in a Spell & Trap Zone.",
     step(_spell_trap_set),
+)
+
+
+def _lasting_no_damage(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.5, 6.3.4.4, 6.3.6: a player under a lasting "no damage" effect, from its resolution until the
+    period its text names is over with all its processing (as the property layer saw it: `h_no_damage`), loses
+    Life Points only by a cost they pay."""
+    k = s.k
+    out = []
+    for p in (0, 1):
+        paid = k.and_(a.is_("activate"), a.p("cost") == Cost.PAY_LP, s.g("prio") == p)
+        out.append(k.implies(k.and_(protected(s, p), k.not_(paid)), t.g("lp", p) >= s.g("lp", p)))
+    return k.and_(*out)
+
+
+def _lasting_activated_in_period(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.3, 6.3.4.4 (card text): a card that says "during damage calculation" is activated at that timing,
+    one that says "during the Battle Phase" within it."""
+    k = s.k
+    eff = a.p("eff")
+    ds = k.implies(eff == Effect.NO_DAMAGE_DS, s.g("phase") == Phase.DMG_DURING)
+    bp = k.implies(eff == Effect.NO_DAMAGE_BP, s.is_phase(*BATTLE_PHASE))
+    return k.implies(a.is_("activate"), k.and_(ds, bp))
+
+
+always(
+    "lasting-effects",
+    "6.3.4.3.5, 6.3.4.4, 6.3.6",
+    'A lasting "no damage" effect applies from its resolution until the end of the period its text names (the '
+    "Damage Step, the Battle Phase, the turn), through all the processing at that end: its player loses Life "
+    "Points only by a cost meanwhile, and takes damage again once it is over (battle-damage-table, "
+    "resolution-effects); its card is activated in the period it names.",
+    step(_lasting_no_damage, "no-damage"),
+    step(_lasting_activated_in_period, "activated-in-period"),
+)
+
+
+def _spared_case(period: Until) -> StepPred:
+    """A player under a lasting "no damage" effect lasting until the end of `period` keeps their LP where a
+    battle (at damage calculation) or an effect (destroy a monster, then damage to both) would have dealt them
+    damage."""
+
+    def check(s: State, a: ActionView, t: State) -> Val:
+        k = s.k
+        loss_opp, loss_tp = battle_losses(s)
+        calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER, s.g("attacking"))
+        top = s.g("chain_len") - 1
+        tpl, tz = s.g("c_tp", top), s.g("c_tz", top)
+        burn = k.and_(
+            link_takes_effect(s, a),
+            s.g("c_eff", top) == Effect.DESTROY_DAMAGE_BOTH,
+            _target_there(s),
+            s.g("m_up", tpl, tz),
+            s.g("m_atk", tpl, tz) > 0,
+        )
+        out = []
+        for p in (0, 1):
+            held = k.and_(s.g("h_no_damage", p) == period, t.g("lp", p) == s.g("lp", p))
+            loss = k.ite(s.tp == p, loss_tp, loss_opp, w=s.schema["lp"].width)
+            out.append(k.and_(held, k.or_(k.and_(calc, loss > 0), burn)))
+        return k.or_(*out)
+
+    return check
+
+
+sometimes(
+    "reach-no-damage",
+    "6.3.4.3.5, 6.3.4.4, 6.3.6",
+    'A player under a lasting "no damage" effect, until the end of the Damage Step, of the Battle Phase or of '
+    "the turn, keeps their LP where a battle or an effect would have dealt them damage.",
+    step(_spared_case(Until.DAMAGE_STEP), "damage-step"),
+    step(_spared_case(Until.BATTLE_PHASE), "battle-phase"),
+    step(_spared_case(Until.TURN), "turn"),
+    # the older overview's reading lets no card be activated during damage calculation
+    vanishes=lambda r, case: case == "damage-step" and r.damage_step_activations == "seed-000",
 )

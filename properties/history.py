@@ -23,6 +23,7 @@ from duelcheck.model.cards import (
     DELAYED,
     DIRECT,
     GRAVEYARD,
+    LASTING,
     LATER_TURNS,
     STOP,
     Effect,
@@ -294,6 +295,33 @@ def _chained_here(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Va
     same = k.and_(s.g("turn") == t.g("turn"), s.g("phase") == t.g("phase"), t.is_phase(*DAMAGE_STEP))
     emptied = k.and_(a.is_("resolve"), t.g("chain_len") == 0)
     return k.ite(k.and_(same, k.or_(emptied, s.g("h_ds_chained") == 1)), 1, 0, w=2)
+
+
+def _no_damage(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.4.3.5, 6.3.4.4, 6.3.6: the period of the longest lasting "no damage" effect of this player that
+    # resolved and whose period has not ended (1 the Damage Step, 2 the Battle Phase, 3 the turn), else 0; a
+    # period ends when play leaves it: the Damage Step, the Battle Phase, the turn
+    k = s.k
+    (p,) = idx
+    old = s.g("h_no_damage", p)
+    if not k.symbolic and old == 0 and not a.is_("resolve"):  # the same reading, lazily: nothing to keep or add
+        return 0
+    left_ds = k.and_(s.is_phase(*DAMAGE_STEP), k.not_(t.is_phase(*DAMAGE_STEP)))
+    left_bp = k.and_(s.is_phase(*BATTLE_PHASE), k.not_(t.is_phase(*BATTLE_PHASE)))
+    ended = k.or_(t.g("turn") != s.g("turn"), k.and_(left_ds, old == 1), k.and_(left_bp, old <= 2))
+    kept = k.ite(ended, 0, old, w=3)
+    top = s.g("chain_len") - 1
+    eff = s.g("c_eff", top)
+    level = 0
+    for effect, period in LASTING.items():
+        level = k.ite(eff == effect, int(period), level, w=3)
+    new = k.ite(k.and_(link_takes_effect(s, a), s.g("c_owner", top) == p), level, 0, w=3)
+    return k.ite(new > kept, new, kept, w=3)
+
+
+def protected(s: State, p: Val) -> Val:
+    """Player p is under a lasting "no damage" effect, as the property layer saw it resolve (`h_no_damage`)."""
+    return s.g("h_no_damage", p) != 0
 
 
 LATER_DUE = 1 + LATER_TURNS  # the value of h_later in the turn whose Standby Phase is the delayed effect's
@@ -620,6 +648,17 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             _spec("h_ds_chained", (), 2, "1 once a chain has resolved in this timing of the Damage Step (history)"),
             _chained_here,
             lambda b, idx: int(bool(b.g("ds_chained"))),
+        ),
+        Counter(
+            _spec(
+                "h_no_damage",
+                (2,),
+                3,
+                "the period of this player's lasting 'no damage' effect: 1 Damage Step, 2 Battle Phase, 3 turn "
+                "(history)",
+            ),
+            _no_damage,
+            lambda b, idx: int(b.g("no_damage", idx[0])),
         ),
     ]
 

@@ -53,7 +53,7 @@ def test_the_search_reaches_a_goal_turns_deep_and_finds_the_same_play_every_time
 
 def test_a_goal_out_of_reach_of_the_budget_gives_the_plays_nearest_it() -> None:
     ts = TransitionSystem(Rules())
-    status, trace, near = search_towards(ts, SECOND_ZONE, lambda t: True, budget=60)
+    status, trace, near = search_towards(ts, SECOND_ZONE, lambda t: True, budget=120)
     assert status == "unreached" and trace is None and near
     m = Measure(ts.keys, SECOND_ZONE.cells)
     best = min(m(p[-1].state) for p in near)

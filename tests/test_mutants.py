@@ -230,6 +230,23 @@ def _flip_board(ts: TransitionSystem) -> Any:
     )  # fmt: skip
 
 
+def _battle_phase_protected(ts: TransitionSystem) -> Any:
+    """Turn 3, the End Step: the opponent is under a "no damage" effect lasting until the end of the Battle
+    Phase (6.3.4.4), the turn player has a face-up monster and cards in hand (an attack and the effect take 20
+    steps from the start, so the search starts here)."""
+    from duelcheck.model.cards import Phase, Until
+
+    return _relaxed(
+        ts.init(),
+        turn=3, phase=int(Phase.BATTLE_END), drew=True, bp_done=True, h_battled=1, hand__0=5, deck__0=34,
+        m_occ__0__0=True, m_up__0__0=True, m_atk__0__0=10, m_batk__0__0=10, m_defv__0__0=10, h_printed__0__0=10,
+        no_damage__1=int(Until.BATTLE_PHASE), h_no_damage__1=int(Until.BATTLE_PHASE),
+    )  # fmt: skip
+
+
+EFFECT_BOARDS = {"flip_summon": _flip_board, "end_lasting": _battle_phase_protected}
+
+
 @pytest.mark.parametrize(
     ("rule", "bug", "prop", "case", "depth"), EFFECT_MUTANTS, ids=[m[2] + "/" + m[3] for m in EFFECT_MUTANTS]
 )
@@ -237,7 +254,8 @@ def test_a_misapplied_effect_is_caught(rule: str, bug: Callable[..., Any], prop:
     check = _check(prop, case)
     with mutated(rule, bug):
         ts = TransitionSystem(Rules())
-        start = _flip_board(ts) if rule == "flip_summon" else None
+        board = EFFECT_BOARDS.get(rule)
+        start = board(ts) if board else None
         goal = Goal(replace(BY_NAME[prop], checks=(check,)), check)
         found = BMC(ts).reach([goal], depth, start)[0]
         assert found.status == "reached", f"{prop}[{case}] did not catch the mutant of {rule}"
@@ -270,7 +288,7 @@ COMPARE_MUTANTS = [
     # `tz != DIRECT` read as `==`: the attacked face-down monster stays face-down (6.3.4.3.2)
     ("compare:advance:10", "face-down-battler-turned-face-up", "", _attack_on_a_face_down_monster, 1),
     # `deck == 0` read as `!=`: "draw a card" with cards in the deck makes its player lose
-    ("compare:resolve:18", "resolution-effects", "named-player", None, 4),
+    ("compare:resolve:20", "resolution-effects", "named-player", None, 4),
 ]
 
 

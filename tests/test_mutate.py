@@ -1071,9 +1071,9 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
-    """Priority not given to the turn player at the hand-limit discard (write:pass:40): `well-formed`."""
+    """Priority not given to the turn player at the hand-limit discard (write:pass:38): `well-formed`."""
     play = played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
-    r = _caught("write:pass:40", "well-formed", play)
+    r = _caught("write:pass:38", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 
 
@@ -1088,7 +1088,7 @@ def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
     ("mutant_id", "action"),
     [
         ("write:declare_attack:4", "declare_attack"),  # the declaration's window never opened
-        ("write:resolve:41", "resolve"),  # nor closed when the chain answering it resolved
+        ("write:resolve:42", "resolve"),  # nor closed when the chain answering it resolved
         ("write:replay_select:0", "replay_select"),  # a replay still due after the new choice
     ],
 )

@@ -48,7 +48,6 @@ from duelcheck.adapters.ocgcore import (
 from duelcheck.errors import InputError
 from duelcheck.model.cards import (
     ATK_CAP,
-    DELAYED,
     HAND,
     LP_COST,
     POINTS,
@@ -202,9 +201,10 @@ EFFECT_TYPE_IGNITION=0x40 EFFECT_TYPE_TRIGGER_O=0x80 EFFECT_TYPE_QUICK_O=0x100
 EFFECT_FLAG_CARD_TARGET=0x10 EFFECT_FLAG_PLAYER_TARGET=0x800 EFFECT_FLAG_DAMAGE_STEP=0x4000
 EFFECT_FLAG_DAMAGE_CAL=0x8000 EFFECT_FLAG_DELAY=0x10000
 EFFECT_UPDATE_ATTACK=100 EFFECT_SKIP_M1=182 EFFECT_SKIP_BP=183
+EFFECT_CHANGE_DAMAGE=82 EFFECT_AVOID_BATTLE_DAMAGE=201 EFFECT_NO_EFFECT_DAMAGE=335
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
 PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_DAMAGE=0x20 PHASE_DAMAGE_CAL=0x40
-PHASE_BATTLE=0x80
+PHASE_BATTLE=0x80 PHASE_END=0x200
 RESET_EVENT=0x1000 RESETS_STANDARD=0x1fe0000 RESET_OPPO_TURN=0x20000000 RESET_PHASE=0x40000000
 POS_FACEUP_ATTACK=0x1 POS_FACEUP_DEFENSE=0x4 POS_FACEDOWN_DEFENSE=0x8 POS_FACEUP=0x5
 HINT_SELECTMSG=3
@@ -246,6 +246,27 @@ def _skip(code: str, phase: str, still_to_come: str) -> str:
     e1:SetCondition(function(e) return Duel.GetTurnCount()>=e:GetLabel() end)
     e1:SetReset(RESET_PHASE+{phase}+RESET_OPPO_TURN,(theirs and ph=={phase}) and 2 or 1)
     Duel.RegisterEffect(e1,tp)"""
+
+
+def _no_damage(phase: str) -> str:
+    """Its player takes no damage, battle (avoided) or effect (changed to 0), until the end of `phase` (the core
+    resets a phase's effects once that phase is over, its chains resolved: the Damage Step, the Battle Phase,
+    the End Phase with the hand adjusted)."""
+    return f"""local e1=Effect.CreateEffect(e:GetHandler())
+    e1:SetType(EFFECT_TYPE_FIELD)
+    e1:SetProperty(EFFECT_FLAG_PLAYER_TARGET)
+    e1:SetCode(EFFECT_AVOID_BATTLE_DAMAGE)
+    e1:SetTargetRange(1,0)
+    e1:SetValue(1)
+    e1:SetReset(RESET_PHASE+{phase})
+    Duel.RegisterEffect(e1,tp)
+    local e2=e1:Clone()
+    e2:SetCode(EFFECT_CHANGE_DAMAGE)
+    e2:SetValue(0)
+    Duel.RegisterEffect(e2,tp)
+    local e3=e1:Clone()
+    e3:SetCode(EFFECT_NO_EFFECT_DAMAGE)
+    Duel.RegisterEffect(e3,tp)"""
 
 
 # what each effect does (the model's effect catalogue, model/cards.py `Effect`; resolution: model/rules.py
@@ -323,6 +344,19 @@ SCRIPTS: dict[Effect, Script] = {
     end""",
         condition="local ph=Duel.GetCurrentPhase() return ph==PHASE_BATTLE_START or ph==PHASE_BATTLE_STEP",
     ),
+    # lasting effects (6.3.4.3.5, 6.3.4.4, 6.3.6): "during damage calculation" (before it is made), "during the
+    # Battle Phase" (the Damage Step aside: the card has no Damage Step flags), and at any time
+    Effect.NO_DAMAGE_DS: Script(
+        "EVENT_FREE_CHAIN",
+        _no_damage("PHASE_DAMAGE"),
+        condition="return Duel.GetCurrentPhase()==PHASE_DAMAGE_CAL and not Duel.IsDamageCalculated()",
+    ),
+    Effect.NO_DAMAGE_BP: Script(
+        "EVENT_FREE_CHAIN",
+        _no_damage("PHASE_BATTLE"),
+        condition="local ph=Duel.GetCurrentPhase() return ph>=PHASE_BATTLE_START and ph<=PHASE_BATTLE",
+    ),
+    Effect.NO_DAMAGE_TURN: Script("EVENT_FREE_CHAIN", _no_damage("PHASE_END")),
 }
 _COST_LUA = {
     Cost.NONE: "",
@@ -365,8 +399,8 @@ def damage_step(kind: str | None, effect: Effect, rules: Rules) -> str:
     Counter Traps, up to before damage calculation."""
     if rules.damage_step_activations == "seed-000":
         return "before" if kind == "counter_trap" or effect == Effect.CHANGE_ATK else ""
-    if kind == "counter_trap" or effect == Effect.NEGATE:
-        return "whole"
+    if kind == "counter_trap" or effect in (Effect.NEGATE, Effect.NO_DAMAGE_DS):
+        return "whole"  # a card "during damage calculation": its own condition says the timing
     return "before" if effect == Effect.CHANGE_ATK else ""
 
 
@@ -502,9 +536,9 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
 # `_probe_targets`; a Special Summon's monster and an ATK change are chosen by the rules' side and told to the
 # engine: difftest `resolutions`) but a skipped Main Phase 1, whose next phase the core asks inside Main Phase 1
 # where the rules have no decision (6.3.3: they choose it as the phase before ends); the boards play it. The
-# delayed effects (`DELAYED`: a draw in a later Standby Phase) have no script for the cores yet: the
-# rules' side keeps them out of the decks it deals
-FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1 and e not in DELAYED)
+# effects with no script for the cores yet (the delayed draws, `DELAYED`): the rules' side keeps them out of
+# the decks it deals
+FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1 and e in SCRIPTS)
 
 
 def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:

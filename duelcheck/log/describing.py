@@ -25,6 +25,7 @@ from duelcheck.model.cards import (
     MonsterEffect,
     Pending,
     Phase,
+    Until,
 )
 from duelcheck.model.state import State
 
@@ -190,6 +191,7 @@ def describe(s: State) -> dict[str, Any]:
                 "spells_traps": spells,
                 "pending_trigger": pending or "none",
                 "delayed_effect": delayed or "none",
+                "no_damage_until": Until(g("no_damage", p)).name.lower(),
             }
         )
     winner = g("winner")

@@ -19,6 +19,7 @@ from duelcheck.log.vocabulary import (
     PENDING,
     PHASES,
     SPELL_TRAP_KINDS,
+    UNTIL,
     Attack,
     Board,
     ChainLink,
@@ -27,6 +28,7 @@ from duelcheck.log.vocabulary import (
     winner_code,
 )
 from duelcheck.model.cards import (
+    BATTLE_PHASE,
     DAMAGE_STEP,
     DIRECT,
     GRAVEYARD,
@@ -37,6 +39,7 @@ from duelcheck.model.cards import (
     Kind,
     MonsterEffect,
     Phase,
+    Until,
 )
 from duelcheck.model.state import Key, State, concrete_state
 from duelcheck.model.system import TransitionSystem
@@ -311,6 +314,12 @@ class _Board:
         if pb.delayed_effect is not None:  # 6.3: the turns its text still counts, plus 1 (model/state.py `later`)
             v[("later", p)] = pb.delayed_effect.turns_left + 1
             v[("later_own", p)] = pb.delayed_effect.effect == "draw_later_own"
+        until, phase = UNTIL[pb.no_damage_until], v[("phase",)]
+        if (until == Until.DAMAGE_STEP and phase not in DAMAGE_STEP) or (
+            until == Until.BATTLE_PHASE and phase not in BATTLE_PHASE
+        ):
+            raise self.fail(f"{where}.no_damage_until", "a period that is going on: the phase is outside it")
+        v[("no_damage", p)] = int(until)
         field = len(pb.monsters) + len(pb.spells_traps)
         deck = r.deck_size - pb.hand - pb.graveyard - field
         if pb.deck is None:

@@ -21,6 +21,7 @@ from duelcheck.model.cards import (
     MonsterEffect,
     Pending,
     Phase,
+    Until,
 )
 
 FORMAT = "duelcheck-log/1"
@@ -143,7 +144,14 @@ EffectName = Literal[
     "destroy_damage_both",
     "draw_later",
     "draw_later_own",
+    "no_damage_ds",
+    "no_damage_bp",
+    "no_damage_turn",
 ]
+
+# how long a player's lasting "no damage" effect applies (model/cards.py `Until`)
+UntilName = Literal["none", "damage_step", "battle_phase", "turn"]
+UNTIL: dict[str, Until] = {u.name.lower(): u for u in Until}
 
 
 LinkKindName = Literal[
@@ -277,6 +285,11 @@ class PlayerBoard(BaseModel):
     skip_main_phase_1: bool = Field(False, description="this player's next Main Phase 1 is skipped")
     pending_trigger: PendingTrigger | None = None
     delayed_effect: DelayedEffect | None = None
+    no_damage_until: UntilName = Field(
+        "none",
+        description="this player's lasting 'no damage' effect applies until the end of the Damage Step, the Battle "
+        "Phase or the turn (6.3.4.3.5, 6.3.4.4, 6.3.6)",
+    )
 
 
 class ChainLink(BaseModel):
@@ -376,6 +389,7 @@ class ObservedPlayer(BaseModel):
     skip_main_phase_1: bool | None = None
     pending_trigger: PendingTrigger | Literal["none"] | None = None
     delayed_effect: DelayedEffect | Literal["none"] | None = None
+    no_damage_until: UntilName | None = None
 
 
 class ObservedLink(BaseModel):

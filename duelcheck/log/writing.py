@@ -62,6 +62,7 @@ from duelcheck.model.cards import (
     Effect,
     Kind,
     MonsterEffect,
+    Until,
 )
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
@@ -174,6 +175,7 @@ def board_of(s: State) -> dict[str, Any]:
                 "spells_traps": spells,
                 **({"pending_trigger": pending} if pending else {}),
                 **({"delayed_effect": delayed} if delayed else {}),
+                **({"no_damage_until": Until(g("no_damage", p)).name.lower()} if g("no_damage", p) else {}),
             }
         )
     out["players"] = players

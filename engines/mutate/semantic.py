@@ -181,6 +181,15 @@ def discard_ends_the_turn(s: Any, a: Any, n: Any) -> None:
         R.next_turn(n)
 
 
+_end_lasting = R.end_lasting
+
+
+def battle_phase_effect_lasts_the_turn(n: Any, period: Any) -> None:
+    """An effect lasting 'until the end of the Battle Phase' goes on applying after it, to the end of the turn
+    (6.3.4.4: it ends with the Battle Phase)."""
+    _end_lasting(n, R.Until.DAMAGE_STEP if period == R.Until.BATTLE_PHASE else period)
+
+
 @dataclass(frozen=True)
 class SemanticMutant:
     """A hand-made rule bug: `rule` (a function of model/rules.py or an action) replaced by `replacement`.
@@ -227,6 +236,8 @@ EFFECT_BUGS: tuple[SemanticMutant, ...] = (
     SemanticMutant("resolve", skip_hits_its_player, "resolve", "resolution-effects", 5, "named-player"),
     SemanticMutant("flip_summon", flip_summon_to_defense, "flip_summon", "flip-summon-face-up-attack", 2),
     SemanticMutant("resolve", damage_to_the_opponent_only, "resolve", "lp-accounting", 6),
+    # from a board at the end of a Battle Phase (tests/test_mutants.py `_battle_phase_protected`)
+    SemanticMutant("end_lasting", battle_phase_effect_lasts_the_turn, "pass", "resolution-effects", 5, "as-written"),
 )
 
 

@@ -60,6 +60,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
     mz, sz, cl = r.monster_zones, r.spell_trap_zones, r.chain_links
     length = s.g("chain_len")
     ph = s.g("phase")
+    seed_000 = r.damage_step_activations == "seed-000"  # the older overview's reading of the Damage Step
     out: list[Val] = [
         s.g("turn") >= 1,
         k.one_of(ph, [int(p) for p in Phase]),
@@ -222,7 +223,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
             # a lasting "no damage" effect applies within the period it lasts for (6.3.4.3.5, 6.3.4.4)
             k.one_of(s.g("no_damage", p), [int(u) for u in Until]),
-            k.implies(s.g("no_damage", p) == Until.DAMAGE_STEP, s.is_phase(*DAMAGE_STEP)),
+            k.implies(s.g("no_damage", p) == Until.DAMAGE_STEP, k.and_(s.is_phase(*DAMAGE_STEP), k.not_(seed_000))),
             k.implies(s.g("no_damage", p) == Until.BATTLE_PHASE, s.is_phase(*BATTLE_PHASE)),
             # a waiting effect waits for the chain to resolve, or joins, second, the turn player's effect
             # triggered with it (6.3.4.3.4: they chain by priority, the turn player's first)
@@ -273,6 +274,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                     k.implies(s.g("c_eff", j) == Effect.NEGATE, j > 0),
                     # a lasting effect's card is activated in the period its text names (6.3.4.3.3, 6.3.4.4)
                     k.implies(s.g("c_eff", j) == Effect.NO_DAMAGE_DS, ph == Phase.DMG_DURING),
+                    # under the seed-000 reading nothing is activated during damage calculation (000:L11)
+                    k.implies(seed_000, s.g("c_eff", j) != Effect.NO_DAMAGE_DS),
                     k.implies(s.g("c_eff", j) == Effect.NO_DAMAGE_BP, s.is_phase(*BATTLE_PHASE)),
                     # a link whose effect takes no target records none (its trace names no target)
                     k.implies(

@@ -47,6 +47,8 @@ def _battle(s: State) -> dict[str, Val]:
         "td": s.g("m_defv", opp, t),
         "def": s.g("m_def", opp, t),
         "direct": t == DIRECT,
+        "vs_atk": s.k.and_(t != DIRECT, s.k.not_(s.g("m_def", opp, t))),
+        "vs_def": s.k.and_(t != DIRECT, s.g("m_def", opp, t)),
         "z": z,
         "t": t,
     }
@@ -61,9 +63,7 @@ def battle_losses(s: State) -> tuple[Val, Val]:
     damage calculation (before any effect that says a player takes none)."""
     k = s.k
     b = _battle(s)
-    atk, opp_atk, opp_def = b["a"], b["ta"], b["td"]
-    vs_atk = k.and_(k.not_(b["direct"]), k.not_(b["def"]))
-    vs_def = k.and_(k.not_(b["direct"]), b["def"])
+    atk, opp_atk, opp_def, vs_atk, vs_def = b["a"], b["ta"], b["td"], b["vs_atk"], b["vs_def"]
     zero = 0
     loss_opp = k.ite(
         b["direct"],
@@ -82,9 +82,7 @@ def _damage_table(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.3.3 and 6.3.4.3.3.1, restated: expected LP loss and destruction for each row."""
     k = s.k
     b = _battle(s)
-    atk, opp_atk, opp_def = b["a"], b["ta"], b["td"]
-    vs_atk = k.and_(k.not_(b["direct"]), k.not_(b["def"]))
-    vs_def = k.and_(k.not_(b["direct"]), b["def"])
+    atk, opp_atk, opp_def, vs_atk, vs_def = b["a"], b["ta"], b["td"], b["vs_atk"], b["vs_def"]
     zero = 0
     loss_opp, loss_tp = battle_losses(s)
     tie = k.and_(vs_atk, atk == opp_atk, atk != 0)

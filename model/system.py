@@ -77,6 +77,13 @@ class NoHistory:
         return {}
 
 
+# the relations this process built, by what each was made from (`TransitionSystem._made_from`): a system of the
+# same rules, history and rule bodies asks for the relation again (each test, each engine of a run builds its
+# own system) and copies it instead of building it; the few kept last are enough for that
+_TEMPLATES: dict[tuple[Any, ...], SymStep] = {}
+_KEPT = 4
+
+
 class TransitionSystem:
     def __init__(self, rules: Rules, history: Any = None):
         """`history`: the property layer's history (properties/history.py) that every step carries along
@@ -223,7 +230,7 @@ class TransitionSystem:
         search for a short play takes the whole one.
         """
         if self._template.get(fine) is None:
-            self._template[fine] = self._build_step(self.sym_state("@pre"), "@post", fine)
+            self._template[fine] = self._built(fine)
         tpl = self._template[fine]
         act = z3.BitVec("act" + tag, self.act_width)
         pvars = {name: spec.z3var(tag) for name, spec in PARAMS.items()}
@@ -233,6 +240,41 @@ class TransitionSystem:
         pairs += [(tpl.act, act)] + [(tpl.params[name], pvars[name]) for name in PARAMS]
         relation = z3.substitute(tpl.relation, *pairs)
         return SymStep(act, pvars, pre, post, relation)
+
+    def _built(self, fine: bool) -> SymStep:
+        """The relation over template variables: built, or the one this process built from the same rules,
+        history and rule bodies (`_made_from`)."""
+        key = self._made_from(fine)
+        tpl = _TEMPLATES.get(key) if key is not None else None
+        if tpl is None:
+            tpl = self._build_step(self.sym_state("@pre"), "@post", fine)
+            if key is not None:
+                _TEMPLATES[key] = tpl
+                while len(_TEMPLATES) > _KEPT:
+                    del _TEMPLATES[next(iter(_TEMPLATES))]  # the oldest first
+        return tpl
+
+    def _made_from(self, fine: bool) -> tuple[Any, ...] | None:
+        """What the relation is made from, object by object: the rules, the history's counters, the action
+        bodies, the functions of the rules' module and the builder's methods (a rule or a guard swapped for
+        another is another object, so another relation); None while a mutation hook is installed (it keeps
+        counts as a body runs: that relation is built each time)."""
+        from duelcheck.model import rules as rules_module
+        from duelcheck.model import state as state_module
+
+        if state_module.MUTATION is not None:
+            return None
+        counters = getattr(self.history, "counters", None)
+        history = tuple((c.spec, *_code(c.advance)) for c in counters) if counters is not None else type(self.history)
+        bodies = tuple((a.name, a.body, a.parts) for a in self.actions)
+        functions = tuple(v for v in vars(rules_module).values() if callable(v))
+        methods = tuple(v for v in vars(state_module.Builder).values() if callable(v))
+        key = (self.rules.model_dump_json(), fine, history, bodies, functions, methods)
+        try:
+            hash(key)
+        except TypeError:  # a counter closing over a value that cannot be compared so: built each time
+            return None
+        return key
 
     def _build_step(self, pre: State, tag: str, fine: bool = False) -> SymStep:
         act = z3.BitVec("act" + tag, self.act_width)
@@ -300,6 +342,13 @@ class TransitionSystem:
             for name in act.params
         }
         return act.name, params
+
+
+def _code(fn: Any) -> tuple[Any, ...]:
+    """A function as what it runs: its code and the values it closes over (a counter made again by the same
+    code over the same values advances the same way)."""
+    cells = tuple(c.cell_contents for c in (getattr(fn, "__closure__", None) or ()))
+    return (getattr(fn, "__code__", fn), *cells)
 
 
 def parts_of(pre: State, name: str, params: dict[str, int], post: State) -> list[Step]:

@@ -179,3 +179,29 @@ def test_skipping_an_action_refused_before_its_parameters_are_read_loses_no_inst
                 assert list(ts.enabled(s)) == brute
                 seen |= {name for name, _ in brute}
     assert set(wanted) <= seen, seen
+
+
+def test_a_relation_is_built_once_for_the_same_rule_bodies_and_again_for_others() -> None:
+    """A second system of the same rules reuses the relation this process built; other rules, a rule body
+    swapped for another (a hand-made bug) or a guard dropped by a patched builder make their own; under a
+    mutation hook (which counts as bodies run) it is built each time."""
+    from duelcheck.engines.mutate import activated, mutant_by_id, mutated
+    from duelcheck.engines.mutate.semantic import battle_phase_effect_lasts_the_turn
+    from duelcheck.model.state import Builder
+
+    again = TransitionSystem(Rules())._built(False)
+    assert again is TransitionSystem(Rules())._built(False)
+    assert TransitionSystem(Rules(hand_limit=3))._built(False) is not again
+    with mutated("end_lasting", battle_phase_effect_lasts_the_turn):
+        swapped = TransitionSystem(Rules())._built(False)
+        assert swapped is not again
+    original = Builder.require
+    Builder.require = lambda self, cond, why: None  # type: ignore[method-assign, assignment]
+    try:
+        assert TransitionSystem(Rules())._built(False) is not again
+    finally:
+        Builder.require = original  # type: ignore[method-assign]
+    with activated(mutant_by_id("drop:normal_draw:3")):
+        ts = TransitionSystem(Rules())
+        assert ts._made_from(False) is None and ts._built(False) is not again
+    assert TransitionSystem(Rules())._built(False) is again  # the rules as written again

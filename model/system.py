@@ -245,13 +245,14 @@ class TransitionSystem:
         """The relation over template variables: built, or the one this process built from the same rules,
         history and rule bodies (`_made_from`)."""
         key = self._made_from(fine)
-        tpl = _TEMPLATES.get(key) if key is not None else None
+        if key is None:
+            return self._build_step(self.sym_state("@pre"), "@post", fine)
+        tpl = _TEMPLATES.pop(key, None)
         if tpl is None:
             tpl = self._build_step(self.sym_state("@pre"), "@post", fine)
-            if key is not None:
-                _TEMPLATES[key] = tpl
-                while len(_TEMPLATES) > _KEPT:
-                    del _TEMPLATES[next(iter(_TEMPLATES))]  # the oldest first
+        _TEMPLATES[key] = tpl  # the last asked for is the last to go
+        while len(_TEMPLATES) > _KEPT:
+            del _TEMPLATES[next(iter(_TEMPLATES))]  # the one asked for longest ago first
         return tpl
 
     def _made_from(self, fine: bool) -> tuple[Any, ...] | None:

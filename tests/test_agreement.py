@@ -184,13 +184,15 @@ def test_skipping_an_action_refused_before_its_parameters_are_read_loses_no_inst
 def test_a_relation_is_built_once_for_the_same_rule_bodies_and_again_for_others() -> None:
     """A second system of the same rules reuses the relation this process built; other rules, a rule body
     swapped for another (a hand-made bug) or a guard dropped by a patched builder make their own; under a
-    mutation hook (which counts as bodies run) it is built each time."""
+    mutation hook (which counts as bodies run) it is built each time; the one asked for last is kept longest."""
     from duelcheck.engines.mutate import activated, mutant_by_id, mutated
     from duelcheck.engines.mutate.semantic import battle_phase_effect_lasts_the_turn
     from duelcheck.model.state import Builder
 
     again = TransitionSystem(Rules())._built(False)
-    assert again is TransitionSystem(Rules())._built(False)
+    for limit in (4, 5, 6):  # three others built since: the official rules' relation is the oldest kept
+        TransitionSystem(Rules(hand_limit=limit))._built(False)
+    assert again is TransitionSystem(Rules())._built(False)  # asked for again: now the last to go
     assert TransitionSystem(Rules(hand_limit=3))._built(False) is not again
     with mutated("end_lasting", battle_phase_effect_lasts_the_turn):
         swapped = TransitionSystem(Rules())._built(False)

@@ -47,11 +47,17 @@ def _battle(s: State) -> dict[str, Val]:
         "td": s.g("m_defv", opp, t),
         "def": s.g("m_def", opp, t),
         "direct": t == DIRECT,
-        "vs_atk": s.k.and_(t != DIRECT, s.k.not_(s.g("m_def", opp, t))),
-        "vs_def": s.k.and_(t != DIRECT, s.g("m_def", opp, t)),
         "z": z,
         "t": t,
     }
+
+
+def _vs_atk(s: State, b: dict[str, Val]) -> Val:
+    return s.k.and_(s.k.not_(b["direct"]), s.k.not_(b["def"]))
+
+
+def _vs_def(s: State, b: dict[str, Val]) -> Val:
+    return s.k.and_(s.k.not_(b["direct"]), b["def"])
 
 
 def _is_damage_calc(s: State, t: State) -> Val:
@@ -63,7 +69,7 @@ def battle_losses(s: State) -> tuple[Val, Val]:
     damage calculation (before any effect that says a player takes none)."""
     k = s.k
     b = _battle(s)
-    atk, opp_atk, opp_def, vs_atk, vs_def = b["a"], b["ta"], b["td"], b["vs_atk"], b["vs_def"]
+    atk, opp_atk, opp_def, vs_atk, vs_def = b["a"], b["ta"], b["td"], _vs_atk(s, b), _vs_def(s, b)
     zero = 0
     loss_opp = k.ite(
         b["direct"],
@@ -82,7 +88,7 @@ def _damage_table(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.3.3 and 6.3.4.3.3.1, restated: expected LP loss and destruction for each row."""
     k = s.k
     b = _battle(s)
-    atk, opp_atk, opp_def, vs_atk, vs_def = b["a"], b["ta"], b["td"], b["vs_atk"], b["vs_def"]
+    atk, opp_atk, opp_def, vs_atk, vs_def = b["a"], b["ta"], b["td"], _vs_atk(s, b), _vs_def(s, b)
     zero = 0
     loss_opp, loss_tp = battle_losses(s)
     tie = k.and_(vs_atk, atk == opp_atk, atk != 0)
@@ -249,14 +255,6 @@ def _row(cond: Callable[[State, dict[str, Val]], Val]) -> StepPred:
         return s.k.and_(_is_damage_calc(s, t), cond(s, _battle(s)))
 
     return pred
-
-
-def _vs_atk(s: State, b: dict[str, Val]) -> Val:
-    return s.k.and_(s.k.not_(b["direct"]), s.k.not_(b["def"]))
-
-
-def _vs_def(s: State, b: dict[str, Val]) -> Val:
-    return s.k.and_(s.k.not_(b["direct"]), b["def"])
 
 
 sometimes(

@@ -348,8 +348,16 @@ class TransitionSystem:
 def _code(fn: Any) -> tuple[Any, ...]:
     """A function as what it runs: its code and the values it closes over (a counter made again by the same
     code over the same values advances the same way)."""
-    cells = tuple(c.cell_contents for c in (getattr(fn, "__closure__", None) or ()))
+    cells = tuple(_contents(c) for c in (getattr(fn, "__closure__", None) or ()))
     return (getattr(fn, "__code__", fn), *cells)
+
+
+def _contents(cell: Any) -> Any:
+    """What a closure's cell holds, or the cell itself while it is empty (then only that closure matches)."""
+    try:
+        return cell.cell_contents
+    except ValueError:  # a name the function closes over that is not bound yet
+        return cell
 
 
 def parts_of(pre: State, name: str, params: dict[str, int], post: State) -> list[Step]:

@@ -207,3 +207,21 @@ def test_a_relation_is_built_once_for_the_same_rule_bodies_and_again_for_others(
         ts = TransitionSystem(Rules())
         assert ts._made_from(False) is None and ts._built(False) is not again
     assert TransitionSystem(Rules())._built(False) is again  # the rules as written again
+
+
+def test_a_function_closing_over_a_name_not_bound_yet_is_read_without_failing() -> None:
+    """What a counter's advance is made from, read while a name it closes over is not bound yet: the cell
+    itself stands for it (only that closure matches), not an error."""
+    from duelcheck.model.system import _code
+
+    def outer() -> tuple[object, ...]:
+        def advance() -> object:
+            return later
+
+        made = _code(advance)
+        later = 1
+        assert later == advance()
+        return made
+
+    made = outer()
+    assert made[0] is not None and len(made) == 2

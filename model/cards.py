@@ -117,6 +117,9 @@ class Effect(IntEnum):
     NO_DAMAGE_DS = 16
     NO_DAMAGE_BP = 17
     NO_DAMAGE_TURN = 18
+    # "activate only at the start of your Main Phase 1: draw 1 card" (6.3.3, 001:L26): its turn player's first
+    # act in Main Phase 1
+    DRAW_MAIN1_START = 19
 
 
 TARGETED = (
@@ -184,6 +187,8 @@ LP_COST = 10  # an LP cost: 1000 LP, in units of 100
 # count: their own next turn); any count tells the two readings apart, 1 with the shortest plays
 LATER_TURNS = 1
 DELAYED = (Effect.DRAW_LATER, Effect.DRAW_LATER_OWN)
+# the effects whose resolution draws 1 card for their player
+DRAWS = (Effect.DRAW, Effect.DRAW_MAIN1_START)
 
 
 class Until(IntEnum):

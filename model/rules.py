@@ -20,6 +20,7 @@ from duelcheck.model.cards import (
     DAMAGE_STEP,
     DELAYED,
     DIRECT,
+    DRAWS,
     GRAVEYARD,
     HAND,
     LASTING,
@@ -269,6 +270,7 @@ def open_window(n: Builder) -> None:
     (found by duelcheck difftest against ygopro-core: docs/engine-findings.md, F1)."""
     if n.r.response_window:
         n.set("window", True)
+    n.set("m1_start", False)  # 6.3.3: something was done: Main Phase 1 is no longer at its start
 
 
 def speed(s: State, kind: Val) -> Val:
@@ -460,6 +462,7 @@ def enter_phase(n: Builder, phase: Val) -> None:
     n.set("passed", False)
     n.set("window", False)
     n.set("ds_chained", False)  # a new timing: no chain has resolved in it
+    n.set("m1_start", phase == Phase.MAIN1)  # 6.3.3: the start of Main Phase 1, until something is done there
 
 
 def next_turn(n: Builder) -> None:
@@ -1072,7 +1075,7 @@ def activate(s: State, a: Params, n: Builder) -> None:
     with n.when(eff == Effect.NEGATE):
         n.require(length > 0, "seed 000: a negating effect answers an activation on the chain")
     if r.draw_needs_deck:  # an effect that cannot be carried out is not activated (engine-findings F4)
-        with n.when(eff == Effect.DRAW):
+        with n.when(k.one_of(eff, DRAWS)):
             n.require(s.g("deck", p) > 0, "a card that draws cannot be activated with no card in the deck")
     with n.when(k.one_of(eff, DELAYED)):
         links = range(r.chain_links)
@@ -1117,6 +1120,12 @@ def activate(s: State, a: Params, n: Builder) -> None:
         )
     with n.when(eff == Effect.NO_DAMAGE_BP):
         n.require(s.is_phase(*BATTLE_PHASE), "6.3.4.4: a card that says 'during the Battle Phase' is activated in it")
+    with n.when(eff == Effect.DRAW_MAIN1_START):
+        n.require(
+            k.and_(p == tp, s.g("phase") == Phase.MAIN1, s.g("m1_start")),
+            "6.3.3: a card that says 'only at the start of Main Phase 1' is activated by the turn player as their "
+            "first act there",
+        )
 
 
 def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, tz: Val, own: Val) -> None:
@@ -1171,6 +1180,7 @@ def add_link(n: Builder, p: Val, kind: Val, eff: Val, zone: Val, a: Params, cost
     n.set("prio", n.other(p))
     n.set("passed", False)
     n.set("window", False)  # a chain is open: the window closes (it opens again once the chain has resolved)
+    n.set("m1_start", False)  # 6.3.3: something was done: Main Phase 1 is no longer at its start
 
 
 def _triggers(s: State) -> Iterator[dict[str, int]]:
@@ -1302,7 +1312,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         with n.when(k.one_of(eff, DELAYED)):  # 6.3: the count of turns starts with the next turn
             n.set("later", owner, LATER_TURNS + 1)
             n.set("later_own", owner, eff == Effect.DRAW_LATER_OWN)
-        with n.when(eff == Effect.DRAW):
+        with n.when(k.one_of(eff, DRAWS)):
             empty = s.g("deck", owner) == 0
             with n.when(empty):
                 n.set("winner", winner_if_loses(s, owner))

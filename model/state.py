@@ -89,6 +89,7 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         f("at_decl", (), B, 1, "the attack declaration timing is open (6.3.4.2)"),
         f("replay", (), B, 1, "the opponent's monsters changed in the Battle Step: a replay is due (6.3.4.2.1)"),
         f("chain_len", (), N, 4, "links on the chain"),
+        f("m1_start", (), B, 1, "Main Phase 1 has begun and nothing has been done in it yet (6.3.3)"),
         f(
             "ds_chained",
             (),

@@ -143,6 +143,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         ),
         k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
     ]
+    # 6.3.3: the start of Main Phase 1 is over once a card is activated (a link) or anything else is done
+    out.append(k.implies(s.g("m1_start"), k.and_(ph == Phase.MAIN1, s.g("chain_len") == 0, k.not_(s.g("resolving")))))
     # 6.3.4.3: the mark of a chain resolved in a timing of the Damage Step, kept only under the Goat format's rule
     out.append(k.implies(s.g("ds_chained"), k.and_(r.damage_step_single_chain, s.is_phase(*DAMAGE_STEP))))
     # 6.3.2, 6.3.5: a phase the rules leave out (Rush Duel: no Standby Phase; no Main Phase 2) is never entered
@@ -476,6 +478,8 @@ def _bookkeeping(s: State) -> Val:
             s.g("h_later_own", p) >= 0,
             s.g("h_later_own", p) <= 1,
         ]
+    # 6.3.3: the start of Main Phase 1, as the rules mark it and as the property layer saw nothing done there
+    triggers += [s.g("m1_start") == (s.g("h_m1_start") == 1), s.g("h_m1_start") >= 0, s.g("h_m1_start") <= 1]
     for p in (0, 1):  # a lasting "no damage" effect, as the rules keep it and as the property layer saw it
         triggers.append(s.g("no_damage", p) == s.g("h_no_damage", p))
     if s.r.damage_step_single_chain:  # 6.3.4.3: a chain resolved in this Damage Step timing, to both

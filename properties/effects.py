@@ -7,6 +7,7 @@ from __future__ import annotations
 from duelcheck.model.cards import (
     ATK_CAP,
     BATTLE_PHASE,
+    DRAWS,
     HAND,
     LP_COST,
     MONSTER_KINDS,
@@ -107,7 +108,8 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
         t.g("hand", owner) == s.g("hand", owner) + 1, t.g("deck", owner) == deck - 1, t.g("winner") == s.g("winner")
     )
     draws = k.ite(deck > 0, given, t.g("winner") == winner_if_loses(s, owner))
-    out.append(k.implies(k.and_(live, eff == Effect.DRAW), k.and_(draws, t.g("hand", opp) == s.g("hand", opp))))
+    drawn = k.and_(draws, t.g("hand", opp) == s.g("hand", opp))
+    out.append(k.implies(k.and_(live, k.one_of(eff, DRAWS)), drawn))
     return k.and_(*out)
 
 
@@ -396,4 +398,36 @@ sometimes(
     step(_spared_case(Until.TURN), "turn"),
     # the older overview's reading lets no card be activated during damage calculation
     vanishes=lambda r, case: case == "damage-step" and r.damage_step_activations == "seed-000",
+)
+
+
+def _main1_start_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3.3 (001:L26): a card that says "only at the start of Main Phase 1" is activated by the turn player in
+    Main Phase 1 with nothing but passes before it there (as the property layer saw it: `h_m1_start`)."""
+    k = s.k
+    added, _, eff, owner = new_link(s, t)
+    at_start = k.and_(s.is_phase(Phase.MAIN1), s.g("h_m1_start") == 1, owner == s.tp)
+    return k.implies(k.and_(a.is_("activate"), added, eff == Effect.DRAW_MAIN1_START), at_start)
+
+
+always(
+    "main-phase-1-start",
+    "6.3.3",
+    'A card that says "only at the start of Main Phase 1" is activated by the turn player as their first act '
+    "in Main Phase 1.",
+    step(_main1_start_first),
+)
+
+
+def _main1_start_card(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    added, _, eff, _ = new_link(s, t)
+    return k.and_(a.is_("activate"), added, eff == Effect.DRAW_MAIN1_START)
+
+
+sometimes(
+    "reach-main-phase-1-start-card",
+    "6.3.3",
+    'A card that says "only at the start of Main Phase 1" is activated there.',
+    step(_main1_start_card),
 )

@@ -319,6 +319,16 @@ def _no_damage(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     return k.ite(new > kept, new, kept, w=3)
 
 
+def _main1_start(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 6.3.3: 1 from the step that begins Main Phase 1 while the steps there only pass (or decline a triggered
+    # effect, which is no act), else 0
+    k = s.k
+    in_main1 = t.is_phase(Phase.MAIN1)
+    began = k.and_(in_main1, k.or_(k.not_(s.is_phase(Phase.MAIN1)), t.g("turn") != s.g("turn")))
+    quiet = k.and_(in_main1, s.g("h_m1_start") == 1, k.or_(a.is_("pass"), _declined(s, a)))
+    return k.ite(k.or_(began, quiet), 1, 0, w=2)
+
+
 def protected(s: State, p: Val) -> Val:
     """Player p is under a lasting "no damage" effect, as the property layer saw it resolve (`h_no_damage`)."""
     return s.g("h_no_damage", p) != 0
@@ -648,6 +658,11 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             _spec("h_ds_chained", (), 2, "1 once a chain has resolved in this timing of the Damage Step (history)"),
             _chained_here,
             lambda b, idx: int(bool(b.g("ds_chained"))),
+        ),
+        Counter(
+            _spec("h_m1_start", (), 2, "1 while nothing but passes has happened in this Main Phase 1 (history, 6.3.3)"),
+            _main1_start,
+            lambda b, idx: int(bool(b.g("m1_start"))),
         ),
         Counter(
             _spec(

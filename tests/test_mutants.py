@@ -288,7 +288,7 @@ COMPARE_MUTANTS = [
     # `tz != DIRECT` read as `==`: the attacked face-down monster stays face-down (6.3.4.3.2)
     ("compare:advance:10", "face-down-battler-turned-face-up", "", _attack_on_a_face_down_monster, 1),
     # `deck == 0` read as `!=`: "draw a card" with cards in the deck makes its player lose
-    ("compare:resolve:20", "resolution-effects", "named-player", None, 4),
+    ("compare:resolve:19", "resolution-effects", "named-player", None, 4),
 ]
 
 

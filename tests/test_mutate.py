@@ -112,8 +112,8 @@ AGREEMENT = [
     "write:normal_draw:3",  # the normal draw leaves the hand as it was
     "swap:normal_draw:3",  # the opponent gets the drawn card
     "swap:activate:2",  # the LP cost paid by the opponent
-    "swap:pass:20",  # battle damage to the other player
-    "write:pass:12",  # a phase change that forgets a write
+    "swap:pass:21",  # battle damage to the other player
+    "write:pass:13",  # a phase change that forgets a write
     "compare:normal_draw:0",  # a comparison of the draw rule given its boundary twin
     "compare:live:0",  # the duel read as over while it goes on (every action's guard)
     "compare:damage_calculation:1",  # the battle damage table at equality (> read as >=)
@@ -889,7 +889,7 @@ def _on_to_turn(ts: TransitionSystem, moves: list[tuple[str, dict[str, Any]]], t
 
 @pytest.mark.parametrize(
     ("mutant_id", "effect", "case"),
-    [("write:pass:12", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:13", Effect.SKIP_BP, "battle-phase")],
+    [("write:pass:13", Effect.SKIP_MAIN1, "main-phase-1"), ("write:pass:14", Effect.SKIP_BP, "battle-phase")],
 )
 def test_a_skip_effect_that_skips_more_than_one_phase_is_caught_by_phase_skips(
     mutant_id: str, effect: Effect, case: str
@@ -1061,7 +1061,7 @@ def _flip_summon_play(ts: TransitionSystem) -> list[Any]:
     ("mutant_id", "prop"),
     [
         ("write:trigger:3", "responses-after-each-link"),  # the triggered link keeps priority with its player
-        ("write:flip_summon:7", "triggers-first"),  # the Flip effect's link names zone 0, not the flipped monster's
+        ("write:flip_summon:8", "triggers-first"),  # the Flip effect's link names zone 0, not the flipped monster's
     ],
 )
 def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id: str, prop: str) -> None:
@@ -1071,9 +1071,9 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
-    """Priority not given to the turn player at the hand-limit discard (write:pass:38): `well-formed`."""
+    """Priority not given to the turn player at the hand-limit discard (write:pass:39): `well-formed`."""
     play = played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
-    r = _caught("write:pass:38", "well-formed", play)
+    r = _caught("write:pass:39", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 
 

@@ -172,6 +172,33 @@ def test_plays_with_every_kind_of_effect_agree_with_the_rules(title: str) -> Non
     assert shown >= len(actions) // 3  # the core showed its state at many of the log's timings
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        {"action": "set_monster", "atk": 1000, "def": 1000},
+        {"action": "set_spell_trap", "kind": "normal_trap", "effect": "draw"},
+        {"action": "normal_summon", "atk": 1000, "def": 1000},
+    ],
+    ids=["set-monster", "set-spell-trap", "normal-summon"],
+)
+def test_a_card_of_the_start_of_main_phase_1_after_another_act_is_refused_on_both_sides(first: dict[str, Any]) -> None:
+    """6.3.3 (001:L26): once the turn player has done something in Main Phase 1 (a monster Set, a card Set, a
+    Normal Summon), "only at the start of Main Phase 1" is over: the rules refuse the card, and the core, whose
+    script asks its own phase activity, does not offer it."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    card = {"action": "activate", "from": "hand", "kind": "normal_spell", "effect": "draw_main1_start"}
+    actions = [{"action": "end_step"}, {"action": "end_step"}, first, {"action": "pass"}, {"action": "pass"}, card]
+    rules = ReferenceAdapter({})
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for action in actions[:-1]:
+        assert not isinstance(rules.apply(action), str)
+        assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
+    assert "start of Main Phase 1" in str(rules.apply(card))
+    assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
+
+
 def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
     """6.3.4.3.4 with a target the effect cannot take (a Spell/Trap Zone with no card): refused, as the rules
     refuse it, and the adapter does not fail."""

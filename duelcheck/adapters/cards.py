@@ -357,6 +357,15 @@ SCRIPTS: dict[Effect, Script] = {
         condition="local ph=Duel.GetCurrentPhase() return ph>=PHASE_BATTLE_START and ph<=PHASE_BATTLE",
     ),
     Effect.NO_DAMAGE_TURN: Script("EVENT_FREE_CHAIN", _no_damage("PHASE_END")),
+    # 6.3.3: "activate only at the start of your Main Phase 1": the core's own reading of "nothing has been done
+    # in this phase yet" (its phase activity)
+    Effect.DRAW_MAIN1_START: Script(
+        "EVENT_FREE_CHAIN",
+        "Duel.Draw(tp,1,REASON_EFFECT)",
+        check="Duel.IsPlayerCanDraw(tp,1)",
+        condition="return Duel.GetTurnPlayer()==tp and Duel.GetCurrentPhase()==PHASE_MAIN1 "
+        "and not Duel.CheckPhaseActivity()",
+    ),
 }
 _COST_LUA = {
     Cost.NONE: "",

@@ -151,6 +151,7 @@ def _flags(s: State) -> dict[str, bool]:
         "resolving": bool(g("resolving")),
         "discarding": bool(g("discarding")),
         "drew": bool(g("drew")),
+        "main_phase_1_start": bool(g("m1_start")),
     }
 
 

@@ -160,6 +160,9 @@ class _Board:
             )
         v[("ds_chained",)] = b.damage_step_chain_resolved
         v[("discarding",)] = b.discarding
+        if b.main_phase_1_start and phase != Phase.MAIN1:
+            raise self.fail("board.main_phase_1_start", "false: only in Main Phase 1")
+        v[("m1_start",)] = b.main_phase_1_start
         v[("winner",)] = winner_code(b.winner)
         must_draw = b.turn > 1 or r.first_turn_draw
         v[("drew",)] = (phase != Phase.DRAW and must_draw) if b.drew is None else b.drew

@@ -147,6 +147,7 @@ EffectName = Literal[
     "no_damage_ds",
     "no_damage_bp",
     "no_damage_turn",
+    "draw_main1_start",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)
@@ -330,6 +331,11 @@ class Board(BaseModel):
     )
     resolving: bool = Field(False, description="both players passed: the chain is resolving")
     discarding: bool = Field(False, description="the turn player is discarding down to the hand limit")
+    main_phase_1_start: bool = Field(
+        False,
+        description="Main Phase 1 has begun and nothing has been done in it yet: a card that says 'only at the "
+        "start of Main Phase 1' may be activated (6.3.3); only in Main Phase 1",
+    )
     damage_step_chain_resolved: bool = Field(
         False,
         description="a chain has resolved in this timing of the Damage Step: under the Goat format's one chain per "
@@ -430,6 +436,7 @@ class Observed(BaseModel):
     passed: bool | None = None
     resolving: bool | None = None
     discarding: bool | None = None
+    main_phase_1_start: bool | None = None
     drew: bool | None = None
     players: list[ObservedPlayer] | None = Field(None, min_length=2, max_length=2)
 

@@ -406,13 +406,21 @@ class Induction:
                 answer = solver.check(z3.Not(fact))
                 if answer == z3.sat and first:  # not inductive even assuming every candidate: final
                     failed.add(p.name)
-                    notes[p.name] = "not inductive"
+                    notes[p.name] = self._not_inductive(solver.model())
                     break
                 if answer != z3.unsat:
                     open_.add(p.name)
                     break
             seconds[p.name] = time.perf_counter() - t0
         return failed, open_, seconds, queries, notes
+
+    def _not_inductive(self, model: Any) -> str:
+        """What a researcher needs to strengthen the proof: the step of the counterexample to induction (a
+        state every invariant of the suite allows, reached by no play or not, whose step breaks the property).
+        The solver's model is deterministic for the same questions, so the note is the same on every run."""
+        code = model.eval(self._st.act, model_completion=True).as_long()
+        name = self.ts.actions[code].name if 0 <= code < len(self.ts.actions) else "?"
+        return f"not inductive: a `{name}` step from a state every invariant of the suite allows breaks it"
 
     def cached_suite(self, props: list[Property]) -> set[str] | None:
         """The invariants proved before for this rule set, suite and model version, if cached."""

@@ -64,3 +64,29 @@ def test_the_first_layer_is_dealt_into_fixed_parts_whatever_the_number_of_proces
     assert [[p.name for p in part] for part in one] == [[p.name for p in part] for part in two]
     assert len(one) == QUICK_PARTS
     assert sorted(p.name for part in one for p in part) == sorted(p.name for p in invariants)
+
+
+def test_a_proof_that_does_not_close_names_the_step_that_breaks_it() -> None:
+    """An invariant true of every play so far but not inductive (the turn stays at most 3) is not proved, and
+    the note names the action of the counterexample to induction; that action does break it from a state the
+    property allows (asked again here of a fresh solver), so the note leads a researcher to the right rule."""
+    import re
+
+    import z3
+
+    from duelcheck.engines.kind import Induction
+    from duelcheck.properties.user import user_property
+
+    ts = TransitionSystem(Rules())
+    prop = user_property("turn-at-most-3", "always", "turn <= 3", ts.rules)
+    induction = Induction(ts)
+    assert induction.prove_suite([prop]) == set()
+    note = induction.notes[prop.name]
+    m = re.fullmatch(r"not inductive: a `(\w+)` step from a state every invariant of the suite allows breaks it", note)
+    assert m, note
+    code = next(i for i, a in enumerate(ts.actions) if a.name == m.group(1))
+    st = ts.sym_step(ts.sym_state("@a"), "@b", fine=True)
+    check = prop.checks[0]
+    solver = z3.Solver()
+    solver.add(st.relation, st.act == code, check.eval(None, None, st.pre), z3.Not(check.eval(None, None, st.post)))
+    assert solver.check() == z3.sat

@@ -120,6 +120,8 @@ class Effect(IntEnum):
     # "activate only at the start of your Main Phase 1: draw 1 card" (6.3.3, 001:L26): its turn player's first
     # act in Main Phase 1
     DRAW_MAIN1_START = 19
+    # "activate only at the start of the Battle Phase: draw 1 card" (6.3.4.1, 001:L36): in its Start Step
+    DRAW_BATTLE_START = 20
 
 
 TARGETED = (
@@ -188,7 +190,7 @@ LP_COST = 10  # an LP cost: 1000 LP, in units of 100
 LATER_TURNS = 1
 DELAYED = (Effect.DRAW_LATER, Effect.DRAW_LATER_OWN)
 # the effects whose resolution draws 1 card for their player
-DRAWS = (Effect.DRAW, Effect.DRAW_MAIN1_START)
+DRAWS = (Effect.DRAW, Effect.DRAW_MAIN1_START, Effect.DRAW_BATTLE_START)
 
 
 class Until(IntEnum):

@@ -1126,6 +1126,11 @@ def activate(s: State, a: Params, n: Builder) -> None:
             "6.3.3: a card that says 'only at the start of Main Phase 1' is activated by the turn player as their "
             "first act there",
         )
+    with n.when(eff == Effect.DRAW_BATTLE_START):
+        n.require(
+            s.g("phase") == Phase.BATTLE_START,
+            "6.3.4.1: a card that says 'at the start of the Battle Phase' is activated in its Start Step",
+        )
 
 
 def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, tz: Val, own: Val) -> None:

@@ -4,6 +4,8 @@ pays, where it comes from, what its resolution does, targets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from duelcheck.model.cards import (
     ATK_CAP,
     BATTLE_PHASE,
@@ -419,15 +421,40 @@ always(
 )
 
 
-def _main1_start_card(s: State, a: ActionView, t: State) -> Val:
-    k = s.k
-    added, _, eff, _ = new_link(s, t)
-    return k.and_(a.is_("activate"), added, eff == Effect.DRAW_MAIN1_START)
+def _activated(effect: Effect) -> Callable[[State, ActionView, State], Val]:
+    """The step activates a card carrying `effect` (a new link on the chain)."""
+
+    def card(s: State, a: ActionView, t: State) -> Val:
+        added, _, eff, _ = new_link(s, t)
+        return s.k.and_(a.is_("activate"), added, eff == effect)
+
+    return card
 
 
 sometimes(
     "reach-main-phase-1-start-card",
     "6.3.3",
     'A card that says "only at the start of Main Phase 1" is activated there.',
-    step(_main1_start_card),
+    step(_activated(Effect.DRAW_MAIN1_START)),
+)
+
+
+def _in_start_step(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.1 (001:L36): a card that says "at the start of the Battle Phase" is activated in the Start Step, the
+    phase play was in when it was activated."""
+    return s.k.implies(_activated(Effect.DRAW_BATTLE_START)(s, a, t), s.is_phase(Phase.BATTLE_START))
+
+
+always(
+    "battle-phase-start",
+    "6.3.4.1",
+    'A card that says "at the start of the Battle Phase" is activated in the Start Step of the Battle Phase.',
+    step(_in_start_step),
+)
+
+sometimes(
+    "reach-battle-phase-start-card",
+    "6.3.4.1",
+    'A card that says "at the start of the Battle Phase" is activated in the Start Step.',
+    step(_activated(Effect.DRAW_BATTLE_START)),
 )

@@ -70,6 +70,8 @@ def test_the_presets_agree_with_the_rules_over_seeded_plays(preset: str) -> None
         "flip, battle trigger, Main Phase 1 skipped, an ATK change",
         "a drawn duel: effect damage takes both players to 0 LP at once",
         "a duel won by effect damage in the middle of a chain, link 1 left unresolved",
+        "a card activated at the start of Main Phase 1, on both players' turns",
+        "a card activated at the start of the Battle Phase by each player in turn",
     ],
 )
 def test_a_play_with_effects_of_every_kind_agrees_with_the_rules(title: str) -> None:

@@ -199,6 +199,25 @@ def test_a_card_of_the_start_of_main_phase_1_after_another_act_is_refused_on_bot
     assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
 
 
+def test_a_card_of_the_start_of_the_battle_phase_in_the_battle_step_is_refused_on_both_sides() -> None:
+    """6.3.4.1 (001:L36): once play has moved from the Start Step to the Battle Step, "at the start of the Battle
+    Phase" is over: the rules refuse the card, and the core, whose script asks its phase, does not offer it."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    card = {"action": "activate", "from": "hand", "kind": "quick_play_spell", "effect": "draw_battle_start"}
+    to_battle = [{"action": "end_step"}, {"action": "end_step"}, {"action": "end_step", "then": "end_phase"}]
+    to_battle += [{"action": "end_step"}, {"action": "normal_draw"}, {"action": "end_step"}, {"action": "end_step"}]
+    actions = [*to_battle, {"action": "end_step", "then": "battle_phase"}, {"action": "end_step"}, card]
+    rules = ReferenceAdapter({})
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for action in actions[:-1]:
+        assert not isinstance(rules.apply(action), str)
+        assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
+    assert "Start Step" in str(rules.apply(card))
+    assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
+
+
 def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
     """6.3.4.3.4 with a target the effect cannot take (a Spell/Trap Zone with no card): refused, as the rules
     refuse it, and the adapter does not fail."""

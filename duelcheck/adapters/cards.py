@@ -366,6 +366,13 @@ SCRIPTS: dict[Effect, Script] = {
         condition="return Duel.GetTurnPlayer()==tp and Duel.GetCurrentPhase()==PHASE_MAIN1 "
         "and not Duel.CheckPhaseActivity()",
     ),
+    # 6.3.4.1: "activate only at the start of the Battle Phase": the core's Start Step
+    Effect.DRAW_BATTLE_START: Script(
+        "EVENT_FREE_CHAIN",
+        "Duel.Draw(tp,1,REASON_EFFECT)",
+        check="Duel.IsPlayerCanDraw(tp,1)",
+        condition="return Duel.GetCurrentPhase()==PHASE_BATTLE_START",
+    ),
 }
 _COST_LUA = {
     Cost.NONE: "",

@@ -148,6 +148,7 @@ EffectName = Literal[
     "no_damage_bp",
     "no_damage_turn",
     "draw_main1_start",
+    "draw_battle_start",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)

@@ -191,6 +191,9 @@ def _cvc5_main(path: str) -> int:  # pragma: no cover - runs in a child process
     tm = cvc5.TermManager()
     solver = cvc5.Solver(tm)
     solver.setOption("incremental", "true")  # an obligation of several questions: one check-sat each
+    # bit-blast each question at once: measured on the official rules' `pass` obligation (51 questions), 3.2 s
+    # against more than 20 minutes with the lazy default (one question alone: 0.6 s against 38 s)
+    solver.setOption("bitblast", "eager")
     parser = cvc5.InputParser(solver)
     parser.setFileInput(cvc5.InputLanguage.SMT_LIB_2_6, path)
     symbols = parser.getSymbolManager()

@@ -122,6 +122,9 @@ class Effect(IntEnum):
     DRAW_MAIN1_START = 19
     # "activate only at the start of the Battle Phase: draw 1 card" (6.3.4.1, 001:L36): in its Start Step
     DRAW_BATTLE_START = 20
+    # a continuous effect a monster carries (6.3.4.3, 001:L64, L85): its controller's opponent cannot activate
+    # Trap cards while it is face-up on the field and not determined destroyed by battle
+    NO_TRAPS = 21
 
 
 TARGETED = (
@@ -141,6 +144,9 @@ class MonsterEffect(IntEnum):
     QUICK = 2  # speed 2: either player's turn, also as a response
     FLIP = 3  # "FLIP:": flipped face-up by an attack, activated after damage calculation (6.3.4.3.2, 6.3.4.3.4)
     TRIGGER = 4  # "when this card is destroyed by battle and sent to the Graveyard" (6.3.4.3.5)
+    # an effect that is never activated: it applies while the monster is face-up on the field (6.3.4.3: it goes on
+    # applying in the Damage Step) and stops once the monster is determined destroyed by battle (6.3.4.3.3)
+    CONTINUOUS = 5
 
 
 # the chain link kind of each monster effect type

@@ -894,6 +894,7 @@ MONSTER_EFFECTS: dict[MonsterEffect, tuple[Effect, ...]] = {
     MonsterEffect.QUICK: (Effect.NEGATE, Effect.CHANGE_ATK, Effect.CHANGE_POSITION),
     MonsterEffect.FLIP: (Effect.DESTROY_CARD, Effect.DRAW),
     MonsterEffect.TRIGGER: (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON),
+    MonsterEffect.CONTINUOUS: (Effect.NO_TRAPS,),
 }
 
 
@@ -1131,6 +1132,32 @@ def activate(s: State, a: Params, n: Builder) -> None:
             s.g("phase") == Phase.BATTLE_START,
             "6.3.4.1: a card that says 'at the start of the Battle Phase' is activated in its Start Step",
         )
+    n.require(eff != Effect.NO_TRAPS, "model catalogue: a continuous effect is a monster's, applied, never activated")
+    with n.when(k.one_of(kind, TRAPS)):
+        n.require(
+            k.not_(applies_no_traps(s, n.other(p))),
+            "6.3.4.3: a face-up monster's continuous effect applies: its controller's opponent cannot activate Traps",
+        )
+
+
+def applies_no_traps(s: State, q: Val) -> Val:
+    """Player q controls a monster applying the continuous effect "your opponent cannot activate Trap cards":
+    face-up on the field, it goes on applying in the Damage Step (6.3.4.3, 001:L64), and stops once the monster is
+    determined destroyed by battle, though it stays on the field until the end of the Damage Step (6.3.4.3.3,
+    001:L85)."""
+    k = s.k
+    return k.or_(
+        *(
+            k.and_(
+                s.g("m_occ", q, z),
+                s.g("m_up", q, z),
+                s.g("m_kind", q, z) == MonsterEffect.CONTINUOUS,
+                s.g("m_eff", q, z) == Effect.NO_TRAPS,
+                k.not_(s.g("m_doomed", q, z)),
+            )
+            for z in range(s.r.monster_zones)
+        )
+    )
 
 
 def choose_targets(s: State, n: Builder, p: Val, eff: Val, tpl: Val, tar: Val, tz: Val, own: Val) -> None:

@@ -458,3 +458,63 @@ sometimes(
     'A card that says "at the start of the Battle Phase" is activated in the Start Step.',
     step(_activated(Effect.DRAW_BATTLE_START)),
 )
+
+
+def _sealing_monsters(s: State, q: Val) -> list[tuple[Val, Val]]:
+    """Player q's monsters with the continuous effect "your opponent cannot activate Trap cards" face-up on the
+    field: each as (it is there, it was determined destroyed by battle)."""
+    k = s.k
+    out = []
+    for z in range(s.schema["m_occ"].dims[1]):
+        there = k.and_(
+            s.g("m_occ", q, z),
+            s.g("m_up", q, z),
+            s.g("m_kind", q, z) == MonsterEffect.CONTINUOUS,
+            s.g("m_eff", q, z) == Effect.NO_TRAPS,
+        )
+        out.append((there, s.g("m_doomed", q, z)))
+    return out
+
+
+def _trap_activated(s: State, a: ActionView, t: State) -> tuple[Val, Val]:
+    """The step activates a Trap card, and by whom."""
+    added, kind, _, owner = new_link(s, t)
+    return s.k.and_(a.is_("activate"), added, s.k.one_of(kind, TRAPS)), owner
+
+
+def _no_trap_while_applied(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3 (001:L64): a face-up monster's continuous effect goes on applying, in the Damage Step too: while a
+    monster applying "your opponent cannot activate Trap cards" is there and not determined destroyed by battle
+    (6.3.4.3.3, 001:L85: from then it applies no more), its controller's opponent activates no Trap."""
+    k = s.k
+    trap, owner = _trap_activated(s, a, t)
+    applied = k.or_(*(k.and_(there, k.not_(doomed)) for there, doomed in _sealing_monsters(s, 1 - owner)))
+    return k.implies(trap, k.not_(applied))
+
+
+always(
+    "continuous-effects",
+    "6.3.4.3",
+    "A monster's continuous effect applies while it is face-up on the field, in the Damage Step too, until it is "
+    "determined destroyed by battle: its controller's opponent activates no Trap while \"your opponent cannot "
+    'activate Trap cards" applies.',
+    step(_no_trap_while_applied),
+)
+
+
+def _trap_once_stopped(s: State, a: ActionView, t: State) -> Val:
+    k = s.k
+    trap, owner = _trap_activated(s, a, t)
+    stopped = k.or_(*(k.and_(there, doomed) for there, doomed in _sealing_monsters(s, 1 - owner)))
+    return k.and_(trap, stopped)
+
+
+sometimes(
+    "reach-trap-once-continuous-effect-stopped",
+    "6.3.4.3.3",
+    "A Trap is activated in the Damage Step while the opponent's monster that says \"your opponent cannot activate "
+    'Trap cards" is still on the field, determined destroyed by battle.',
+    step(_trap_once_stopped),
+    # the older overview's reading lets nothing be activated after damage calculation, where a monster is doomed
+    vanishes=lambda r, case: r.damage_step_activations == "seed-000",
+)

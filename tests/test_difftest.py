@@ -294,9 +294,10 @@ def test_every_card_of_the_catalogue_has_a_code_and_a_script_of_its_kind() -> No
     from duelcheck.model.rules import MONSTER_EFFECTS
 
     seen: set[int] = set()
-    # the delayed effects have no script yet: a card carrying one is refused with its reason, not played wrong
-    assert {e for e in Effect if e not in cards.SCRIPTS} == set(DELAYED)
-    for effect in DELAYED:
+    # the delayed effects have no script yet, and a continuous effect is a monster's (never activated): a Spell or
+    # Trap carrying one is refused with its reason, not played wrong
+    assert {e for e in Effect if e not in cards.SCRIPTS} == set(DELAYED) | set(cards.CONTINUOUS)
+    for effect in (*DELAYED, *cards.CONTINUOUS):
         with pytest.raises(InputError, match=f"no script for the effect {effect.name.lower()}"):
             cards.code_of({"kind": "normal_spell", "effect": effect.name.lower(), "cost": "none"}, "card")
     for kind in cards.KIND_WORD.values():
@@ -324,6 +325,7 @@ def test_every_card_of_the_catalogue_has_a_code_and_a_script_of_its_kind() -> No
                 "quick": "QUICK_O",
                 "flip": "EFFECT_TYPE_FLIP",
                 "trigger": "BATTLE_DESTROYED",
+                "continuous": "EFFECT_CANNOT_ACTIVATE",
             }[word] in text
     assert cards.script(f"c{cards.code_of({'atk': 1200, 'def': 800}, 'card')}.lua") is None  # a Normal Monster
     with pytest.raises(InputError, match="optional 'effect'"):

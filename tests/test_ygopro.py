@@ -218,6 +218,31 @@ def test_a_card_of_the_start_of_the_battle_phase_in_the_battle_step_is_refused_o
     assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("timing", ["after-the-summon", "before-damage-calculation"])
+def test_a_trap_while_a_monster_s_continuous_effect_applies_is_refused_on_both_sides(timing: str) -> None:
+    """6.3.4.3 (001:L64): "your opponent cannot activate Trap cards" applies from the summon on, and in the Damage
+    Step until the monster is determined destroyed by battle: the rules refuse the Trap there, and the core, whose
+    script is a field effect of the monster, does not offer it."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    title = "a monster's continuous effect stops once it is destroyed by battle: a Trap after damage calculation"
+    play = PLAYS[title]
+    trap = {"action": "activate", "from": 0, "kind": "counter_trap", "effect": "draw"}
+    summoned = next(i for i, a in enumerate(play) if a.get("effect") == {"type": "continuous", "effect": "no_traps"})
+    # the turn player passes: the opponent may respond to the summon, or act before damage calculation
+    before = play[: summoned + 1] if timing == "after-the-summon" else play[: play.index(trap) - 3]
+    before = [*before, {"action": "pass"}]
+    actions = [*before, trap]
+    rules = ReferenceAdapter({})
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for action in before:
+        assert not isinstance(rules.apply(action), str), action
+        assert not isinstance(engine.apply(action), str), action  # type: ignore[attr-defined]
+    assert "cannot activate Traps" in str(rules.apply(trap))
+    assert isinstance(engine.apply(trap), str)  # type: ignore[attr-defined]
+
+
 def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
     """6.3.4.3.4 with a target the effect cannot take (a Spell/Trap Zone with no card): refused, as the rules
     refuse it, and the adapter does not fail."""

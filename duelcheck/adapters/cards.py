@@ -99,11 +99,13 @@ KIND_WORD = {
 }
 WORD_KIND = {w: k for k, w in KIND_WORD.items()}
 MONSTER_BASE_EFFECT = 30_000_000
+_EFFECTS_PER_TYPE = 32  # a monster's code: its effect type times this, plus its effect (the catalogue fits in 5 bits)
 TYPE_WORD = {
     MonsterEffect.IGNITION: "ignition",
     MonsterEffect.QUICK: "quick",
     MonsterEffect.FLIP: "flip",
     MonsterEffect.TRIGGER: "trigger",
+    MonsterEffect.CONTINUOUS: "continuous",
 }
 WORD_TYPE = {w: t for t, w in TYPE_WORD.items()}
 EFFECT_NAMES = {e.name.lower(): e for e in Effect}
@@ -142,7 +144,7 @@ def code_of(card: dict[str, Any], where: str) -> int:
     stats_part = int(atk) // POINTS * 1000 + int(dfn) // POINTS  # type: ignore[arg-type]
     if mtype is None or meff is None:
         return MONSTER_BASE + stats_part
-    return MONSTER_BASE_EFFECT + (int(mtype) * 16 + int(meff)) * 100_000 + stats_part
+    return MONSTER_BASE_EFFECT + (int(mtype) * _EFFECTS_PER_TYPE + int(meff)) * 100_000 + stats_part
 
 
 def card_of(code: int) -> dict[str, Any]:
@@ -154,9 +156,9 @@ def card_of(code: int) -> dict[str, Any]:
         rest = code - SPELL_BASE
         kind, effect, cost = Kind(rest // 10_000), Effect(rest // 100 % 100), Cost(rest % 100)
         return {"kind": KIND_WORD[kind], "effect": effect.name.lower(), "cost": COST_WORD[cost]}
-    if MONSTER_BASE_EFFECT <= code < MONSTER_BASE_EFFECT + 10_000_000:
+    if MONSTER_BASE_EFFECT <= code < MONSTER_BASE_EFFECT + 100_000 * _EFFECTS_PER_TYPE * (max(MonsterEffect) + 1):
         rest = code - MONSTER_BASE_EFFECT
-        mtype, meff = MonsterEffect(rest // 100_000 // 16), Effect(rest // 100_000 % 16)
+        mtype, meff = MonsterEffect(rest // 100_000 // _EFFECTS_PER_TYPE), Effect(rest // 100_000 % _EFFECTS_PER_TYPE)
         rest %= 100_000
         words = {"type": TYPE_WORD[mtype], "effect": meff.name.lower()}
         return {"atk": rest // 1000 * POINTS, "def": rest % 1000 * POINTS, "effect": words}
@@ -201,7 +203,8 @@ EFFECT_TYPE_IGNITION=0x40 EFFECT_TYPE_TRIGGER_O=0x80 EFFECT_TYPE_QUICK_O=0x100
 EFFECT_FLAG_CARD_TARGET=0x10 EFFECT_FLAG_PLAYER_TARGET=0x800 EFFECT_FLAG_DAMAGE_STEP=0x4000
 EFFECT_FLAG_DAMAGE_CAL=0x8000 EFFECT_FLAG_DELAY=0x10000
 EFFECT_UPDATE_ATTACK=100 EFFECT_SKIP_M1=182 EFFECT_SKIP_BP=183
-EFFECT_CHANGE_DAMAGE=82 EFFECT_AVOID_BATTLE_DAMAGE=201 EFFECT_NO_EFFECT_DAMAGE=335
+EFFECT_CHANGE_DAMAGE=82 EFFECT_AVOID_BATTLE_DAMAGE=201 EFFECT_NO_EFFECT_DAMAGE=335 EFFECT_CANNOT_ACTIVATE=6
+TYPE_TRAP=0x4
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
 PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_DAMAGE=0x20 PHASE_DAMAGE_CAL=0x40
 PHASE_BATTLE=0x80 PHASE_END=0x200
@@ -387,6 +390,16 @@ _COST_LUA = {
     Duel.DiscardHand(tp,Card.IsDiscardable,1,1,REASON_COST+REASON_DISCARD,e:GetHandler())
   end)""",
 }
+# a monster's continuous effects (never activated): the core stops applying a field effect of a monster once it is
+# destroyed by battle (its STATUS_BATTLE_DESTROYED), as 6.3.4.3.3 says
+CONTINUOUS = {
+    Effect.NO_TRAPS: """  e:SetType(EFFECT_TYPE_FIELD)
+  e:SetProperty(EFFECT_FLAG_PLAYER_TARGET)
+  e:SetCode(EFFECT_CANNOT_ACTIVATE)
+  e:SetRange(LOCATION_MZONE)
+  e:SetTargetRange(0,1)
+  e:SetValue(function(e,re,tp) return re:IsActiveType(TYPE_TRAP) end)""",
+}
 # how each monster effect type is activated: the core's effect type, its event, and when it is due
 _MONSTER_TYPE = {
     MonsterEffect.IGNITION: ("EFFECT_TYPE_IGNITION", None, None),
@@ -505,6 +518,8 @@ def script(name: str, rules: Rules | None = None) -> bytes | None:
             None,
             own=True,
         )
+    elif "effect" in card and card["effect"]["type"] == "continuous":
+        body = CONTINUOUS[Effect[card["effect"]["effect"].upper()]]
     elif "effect" in card:
         mtype, effect = WORD_TYPE[card["effect"]["type"]], Effect[card["effect"]["effect"].upper()]
         effect_type, event, condition = _MONSTER_TYPE[mtype]
@@ -568,7 +583,7 @@ def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
             out.append(stats)
         elif roll < 2 / 3:
             mtype = rng.choice(sorted(MONSTER_EFFECTS))
-            carried = rng.choice([e for e in MONSTER_EFFECTS[mtype] if e in FULL_EFFECTS])
+            carried = rng.choice([e for e in MONSTER_EFFECTS[mtype] if e in FULL_EFFECTS or e in CONTINUOUS])
             out.append({**stats, "effect": {"type": TYPE_WORD[mtype], "effect": carried.name.lower()}})
         else:
             kind = rng.choice(sorted(KIND_WORD.values()))

@@ -68,6 +68,7 @@ MONSTER_EFFECT_TYPES: dict[str, MonsterEffect] = {
     "quick": MonsterEffect.QUICK,
     "flip": MonsterEffect.FLIP,
     "trigger": MonsterEffect.TRIGGER,
+    "continuous": MonsterEffect.CONTINUOUS,
 }
 
 
@@ -149,6 +150,7 @@ EffectName = Literal[
     "no_damage_turn",
     "draw_main1_start",
     "draw_battle_start",
+    "no_traps",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)
@@ -165,7 +167,7 @@ LinkKindName = Literal[
 ]
 
 
-EffectType = Literal["ignition", "quick", "flip", "trigger"]
+EffectType = Literal["ignition", "quick", "flip", "trigger", "continuous"]
 
 
 CostName = Literal["none", "discard", "pay_lp"]

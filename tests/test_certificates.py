@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -41,7 +42,17 @@ BROKEN = "(set-logic QF_BV)\n(assert (= y #x1))\n(check-sat)\n"
 
 
 @needs_yices
-@pytest.mark.parametrize("solver", ["yices", "z3"])
+@pytest.mark.parametrize(
+    "solver",
+    [
+        "yices",
+        "z3",
+        pytest.param(
+            "cvc5",
+            marks=pytest.mark.skipif(importlib.util.find_spec("cvc5") is None, reason="cvc5 is not installed"),
+        ),
+    ],
+)
 def test_a_proof_is_confirmed_only_when_every_obligation_it_takes_part_in_is_unsat(tmp_path: Path, solver: str) -> None:
     good = certify(_folder(tmp_path / "good", {"a.smt2": UNSAT, "b.smt2": UNSAT}), solver)
     assert good.exit_code == 0 and good.confirmed == ["p", "q"]

@@ -125,6 +125,10 @@ class Effect(IntEnum):
     # a continuous effect a monster carries (6.3.4.3, 001:L64, L85): its controller's opponent cannot activate
     # Trap cards while it is face-up on the field and not determined destroyed by battle
     NO_TRAPS = 21
+    # "activate only during the End Step of the Battle Phase: draw 1 card" (6.3.4.4, 001:L105)
+    DRAW_BATTLE_END = 22
+    # "activate only during the End Phase: draw 1 card" (6.3.6, 001:L115)
+    DRAW_END_PHASE = 23
 
 
 TARGETED = (
@@ -196,7 +200,13 @@ LP_COST = 10  # an LP cost: 1000 LP, in units of 100
 LATER_TURNS = 1
 DELAYED = (Effect.DRAW_LATER, Effect.DRAW_LATER_OWN)
 # the effects whose resolution draws 1 card for their player
-DRAWS = (Effect.DRAW, Effect.DRAW_MAIN1_START, Effect.DRAW_BATTLE_START)
+DRAWS = (Effect.DRAW, Effect.DRAW_MAIN1_START, Effect.DRAW_BATTLE_START, Effect.DRAW_BATTLE_END, Effect.DRAW_END_PHASE)
+# the cards bound to one phase or step by their text, and that phase or step (6.3.4.1, 6.3.4.4, 6.3.6)
+PHASE_BOUND = {
+    Effect.DRAW_BATTLE_START: Phase.BATTLE_START,
+    Effect.DRAW_BATTLE_END: Phase.BATTLE_END,
+    Effect.DRAW_END_PHASE: Phase.END,
+}
 
 
 class Until(IntEnum):

@@ -1132,6 +1132,13 @@ def activate(s: State, a: Params, n: Builder) -> None:
             s.g("phase") == Phase.BATTLE_START,
             "6.3.4.1: a card that says 'at the start of the Battle Phase' is activated in its Start Step",
         )
+    with n.when(eff == Effect.DRAW_BATTLE_END):
+        n.require(
+            s.g("phase") == Phase.BATTLE_END,
+            "6.3.4.4: a card that says 'during the End Step of the Battle Phase' is activated in that step",
+        )
+    with n.when(eff == Effect.DRAW_END_PHASE):
+        n.require(s.g("phase") == Phase.END, "6.3.6: a card that says 'during the End Phase' is activated in it")
     n.require(eff != Effect.NO_TRAPS, "model catalogue: a continuous effect is a monster's, applied, never activated")
     with n.when(k.one_of(kind, TRAPS)):
         n.require(

@@ -13,6 +13,7 @@ from duelcheck.model.cards import (
     HAND,
     LP_COST,
     MONSTER_KINDS,
+    PHASE_BOUND,
     SPELLS,
     TARGETED,
     TRAPS,
@@ -439,24 +440,36 @@ sometimes(
 )
 
 
-def _in_start_step(s: State, a: ActionView, t: State) -> Val:
-    """6.3.4.1 (001:L36): a card that says "at the start of the Battle Phase" is activated in the Start Step, the
-    phase play was in when it was activated."""
-    return s.k.implies(_activated(Effect.DRAW_BATTLE_START)(s, a, t), s.is_phase(Phase.BATTLE_START))
+# the cards bound to one phase or step by their text (model/cards.py PHASE_BOUND), by the words of the case
+_BOUND_CASES = {
+    "battle-phase-start": Effect.DRAW_BATTLE_START,  # 6.3.4.1 (001:L36): "at the start of the Battle Phase"
+    "end-step": Effect.DRAW_BATTLE_END,  # 6.3.4.4 (001:L105): "during the End Step of the Battle Phase"
+    "end-phase": Effect.DRAW_END_PHASE,  # 6.3.6 (001:L115): "during the End Phase"
+}
+
+
+def _in_its_phase(effect: Effect) -> Callable[[State, ActionView, State], Val]:
+    """A card bound by its text to one phase or step is activated in it: the phase play was in."""
+
+    def pred(s: State, a: ActionView, t: State) -> Val:
+        return s.k.implies(_activated(effect)(s, a, t), s.is_phase(PHASE_BOUND[effect]))
+
+    return pred
 
 
 always(
-    "battle-phase-start",
-    "6.3.4.1",
-    'A card that says "at the start of the Battle Phase" is activated in the Start Step of the Battle Phase.',
-    step(_in_start_step),
+    "phase-bound-cards",
+    "6.3.4.1, 6.3.4.4, 6.3.6",
+    'A card whose text binds it to one phase or step ("at the start of the Battle Phase", "during the End Step", '
+    '"during the End Phase") is activated in that phase or step.',
+    *(step(_in_its_phase(effect), case) for case, effect in _BOUND_CASES.items()),
 )
 
 sometimes(
-    "reach-battle-phase-start-card",
-    "6.3.4.1",
-    'A card that says "at the start of the Battle Phase" is activated in the Start Step.',
-    step(_activated(Effect.DRAW_BATTLE_START)),
+    "reach-phase-bound-card",
+    "6.3.4.1, 6.3.4.4, 6.3.6",
+    "A card bound by its text to one phase or step is activated there.",
+    *(step(_activated(effect), case) for case, effect in _BOUND_CASES.items()),
 )
 
 

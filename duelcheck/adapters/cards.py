@@ -376,6 +376,20 @@ SCRIPTS: dict[Effect, Script] = {
         check="Duel.IsPlayerCanDraw(tp,1)",
         condition="return Duel.GetCurrentPhase()==PHASE_BATTLE_START",
     ),
+    # 6.3.4.4: "activate only during the End Step of the Battle Phase": the core's PHASE_BATTLE
+    Effect.DRAW_BATTLE_END: Script(
+        "EVENT_FREE_CHAIN",
+        "Duel.Draw(tp,1,REASON_EFFECT)",
+        check="Duel.IsPlayerCanDraw(tp,1)",
+        condition="return Duel.GetCurrentPhase()==PHASE_BATTLE",
+    ),
+    # 6.3.6: "activate only during the End Phase"
+    Effect.DRAW_END_PHASE: Script(
+        "EVENT_FREE_CHAIN",
+        "Duel.Draw(tp,1,REASON_EFFECT)",
+        check="Duel.IsPlayerCanDraw(tp,1)",
+        condition="return Duel.GetCurrentPhase()==PHASE_END",
+    ),
 }
 _COST_LUA = {
     Cost.NONE: "",

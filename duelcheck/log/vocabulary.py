@@ -151,6 +151,8 @@ EffectName = Literal[
     "draw_main1_start",
     "draw_battle_start",
     "no_traps",
+    "draw_battle_end",
+    "draw_end_phase",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)

@@ -199,12 +199,17 @@ def test_a_card_of_the_start_of_main_phase_1_after_another_act_is_refused_on_bot
     assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
 
 
-def test_a_card_of_the_start_of_the_battle_phase_in_the_battle_step_is_refused_on_both_sides() -> None:
-    """6.3.4.1 (001:L36): once play has moved from the Start Step to the Battle Step, "at the start of the Battle
-    Phase" is over: the rules refuse the card, and the core, whose script asks its phase, does not offer it."""
+@pytest.mark.parametrize(
+    ("effect", "words"),
+    [("draw_battle_start", "Start Step"), ("draw_battle_end", "End Step"), ("draw_end_phase", "End Phase")],
+)
+def test_a_phase_bound_card_in_the_battle_step_is_refused_on_both_sides(effect: str, words: str) -> None:
+    """6.3.4.1, 6.3.4.4, 6.3.6 (001:L36, L105, L115): in the Battle Step a card bound to the Start Step, the End
+    Step or the End Phase is out of its time: the rules refuse it, and the core, whose script asks its phase, does
+    not offer it."""
     from duelcheck.adapter import ReferenceAdapter
 
-    card = {"action": "activate", "from": "hand", "kind": "quick_play_spell", "effect": "draw_battle_start"}
+    card = {"action": "activate", "from": "hand", "kind": "quick_play_spell", "effect": effect}
     to_battle = [{"action": "end_step"}, {"action": "end_step"}, {"action": "end_step", "then": "end_phase"}]
     to_battle += [{"action": "end_step"}, {"action": "normal_draw"}, {"action": "end_step"}, {"action": "end_step"}]
     actions = [*to_battle, {"action": "end_step", "then": "battle_phase"}, {"action": "end_step"}, card]
@@ -214,7 +219,7 @@ def test_a_card_of_the_start_of_the_battle_phase_in_the_battle_step_is_refused_o
     for action in actions[:-1]:
         assert not isinstance(rules.apply(action), str)
         assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
-    assert "Start Step" in str(rules.apply(card))
+    assert words in str(rules.apply(card))
     assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
 
 

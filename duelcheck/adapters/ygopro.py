@@ -652,10 +652,12 @@ class Ygopro:
                 self.last_pass[msg.fields["player"]] = self._moment()
             if msg.code in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
                 self.ending = True
-            when = (self.turn, self.phase)
+            # the step too: ending the Battle Step takes the core to the End Step in the same phase, where the
+            # opponent's chance is the End Step's, not the Battle Step's second pass (6.3.4.4)
+            when = (self.turn, self.phase, self.step)
             self.lib.respond_int(forward)
             self._run()
-            if name != "end_step" or (self.turn, self.phase) != when:
+            if name != "end_step" or (self.turn, self.phase, self.step) != when:
                 break  # the pass ended the phase (or the turn): the core asks at the next one's timing
             if msg.code != oc.MSG_SELECT_CHAIN:
                 # the turn player ended the phase; the core asks the opponent in it first (the end_step's

@@ -343,7 +343,7 @@ SCRIPTS: dict[Effect, Script] = {
         "EVENT_FREE_CHAIN",
         """local ph=Duel.GetCurrentPhase()
     if ph==PHASE_BATTLE_START or ph==PHASE_BATTLE_STEP then
-      Duel.SkipPhase(Duel.GetTurnPlayer(),PHASE_BATTLE,RESET_PHASE+PHASE_BATTLE,1,1)
+      Duel.SkipPhase(Duel.GetTurnPlayer(),PHASE_BATTLE,RESET_PHASE+PHASE_BATTLE_STEP,1)
     end""",
         condition="local ph=Duel.GetCurrentPhase() return ph==PHASE_BATTLE_START or ph==PHASE_BATTLE_STEP",
     ),

@@ -172,6 +172,21 @@ def test_plays_with_every_kind_of_effect_agree_with_the_rules(title: str) -> Non
     assert shown >= len(actions) // 3  # the core showed its state at many of the log's timings
 
 
+def _refused_on_both_sides(actions: list[dict[str, Any]], reason: str) -> None:
+    """Every action but the last is taken by the rules and by the core; the last is refused by both: by the rules
+    with `reason` in their words, by the core by not offering it."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    rules = ReferenceAdapter({})
+    engine = _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for action in actions[:-1]:
+        assert not isinstance(rules.apply(action), str), action
+        assert not isinstance(engine.apply(action), str), action  # type: ignore[attr-defined]
+    assert reason in str(rules.apply(actions[-1]))
+    assert isinstance(engine.apply(actions[-1]), str)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     "first",
     [
@@ -185,18 +200,10 @@ def test_a_card_of_the_start_of_main_phase_1_after_another_act_is_refused_on_bot
     """6.3.3 (001:L26): once the turn player has done something in Main Phase 1 (a monster Set, a card Set, a
     Normal Summon), "only at the start of Main Phase 1" is over: the rules refuse the card, and the core, whose
     script asks its own phase activity, does not offer it."""
-    from duelcheck.adapter import ReferenceAdapter
 
     card = {"action": "activate", "from": "hand", "kind": "normal_spell", "effect": "draw_main1_start"}
     actions = [{"action": "end_step"}, {"action": "end_step"}, first, {"action": "pass"}, {"action": "pass"}, card]
-    rules = ReferenceAdapter({})
-    engine = _engine()
-    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
-    for action in actions[:-1]:
-        assert not isinstance(rules.apply(action), str)
-        assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
-    assert "start of Main Phase 1" in str(rules.apply(card))
-    assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
+    _refused_on_both_sides(actions, "start of Main Phase 1")
 
 
 @pytest.mark.parametrize(
@@ -207,20 +214,12 @@ def test_a_phase_bound_card_in_the_battle_step_is_refused_on_both_sides(effect: 
     """6.3.4.1, 6.3.4.4, 6.3.6 (001:L36, L105, L115): in the Battle Step a card bound to the Start Step, the End
     Step or the End Phase is out of its time: the rules refuse it, and the core, whose script asks its phase, does
     not offer it."""
-    from duelcheck.adapter import ReferenceAdapter
 
     card = {"action": "activate", "from": "hand", "kind": "quick_play_spell", "effect": effect}
     to_battle = [{"action": "end_step"}, {"action": "end_step"}, {"action": "end_step", "then": "end_phase"}]
     to_battle += [{"action": "end_step"}, {"action": "normal_draw"}, {"action": "end_step"}, {"action": "end_step"}]
     actions = [*to_battle, {"action": "end_step", "then": "battle_phase"}, {"action": "end_step"}, card]
-    rules = ReferenceAdapter({})
-    engine = _engine()
-    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
-    for action in actions[:-1]:
-        assert not isinstance(rules.apply(action), str)
-        assert not isinstance(engine.apply(action), str)  # type: ignore[attr-defined]
-    assert words in str(rules.apply(card))
-    assert isinstance(engine.apply(card), str)  # type: ignore[attr-defined]
+    _refused_on_both_sides(actions, words)
 
 
 @pytest.mark.parametrize("timing", ["after-the-summon", "before-damage-calculation"])
@@ -228,8 +227,6 @@ def test_a_trap_while_a_monster_s_continuous_effect_applies_is_refused_on_both_s
     """6.3.4.3 (001:L64): "your opponent cannot activate Trap cards" applies from the summon on, and in the Damage
     Step until the monster is determined destroyed by battle: the rules refuse the Trap there, and the core, whose
     script is a field effect of the monster, does not offer it."""
-    from duelcheck.adapter import ReferenceAdapter
-
     title = "a monster's continuous effect stops once it is destroyed by battle: a Trap after damage calculation"
     play = PLAYS[title]
     trap = {"action": "activate", "from": 0, "kind": "counter_trap", "effect": "draw"}
@@ -238,14 +235,7 @@ def test_a_trap_while_a_monster_s_continuous_effect_applies_is_refused_on_both_s
     before = play[: summoned + 1] if timing == "after-the-summon" else play[: play.index(trap) - 3]
     before = [*before, {"action": "pass"}]
     actions = [*before, trap]
-    rules = ReferenceAdapter({})
-    engine = _engine()
-    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
-    for action in before:
-        assert not isinstance(rules.apply(action), str), action
-        assert not isinstance(engine.apply(action), str), action  # type: ignore[attr-defined]
-    assert "cannot activate Traps" in str(rules.apply(trap))
-    assert isinstance(engine.apply(trap), str)  # type: ignore[attr-defined]
+    _refused_on_both_sides(actions, "cannot activate Traps")
 
 
 def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:

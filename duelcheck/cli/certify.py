@@ -15,7 +15,7 @@ from duelcheck.cli._core import _guard, main
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option(
     "--solver",
-    type=click.Choice(["yices", "z3", "cvc5"]),
+    type=click.Choice(["yices", "z3", "cvc5", "bitwuzla"]),
     default="yices",
     show_default=True,
     help="The solver that checks every obligation, each in a fresh process (the proofs are Z3's first).",

@@ -208,7 +208,7 @@ def _select(names: tuple[str, ...], extra: list[Any] | None = None) -> list[Any]
 @click.option(
     "--certify",
     "certify_with",
-    type=click.Choice(["yices", "z3", "cvc5"]),
+    type=click.Choice(["yices", "z3", "cvc5", "bitwuzla"]),
     default=None,
     help="Check every proof's certificate with this solver before reporting: a proof it does not confirm is "
     "unknown, never holds (the certificate goes to --certificates, else to the run folder).",

@@ -4,8 +4,6 @@ pays, where it comes from, what its resolution does, targets.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from duelcheck.model.cards import (
     ATK_CAP,
     BATTLE_PHASE,
@@ -404,13 +402,23 @@ sometimes(
 )
 
 
+def _activated(effect: Effect) -> StepPred:
+    """The step activates a card carrying `effect` (a new link on the chain)."""
+
+    def card(s: State, a: ActionView, t: State) -> Val:
+        added, _, eff, _ = new_link(s, t)
+        return s.k.and_(a.is_("activate"), added, eff == effect)
+
+    return card
+
+
 def _main1_start_first(s: State, a: ActionView, t: State) -> Val:
     """6.3.3 (001:L26): a card that says "only at the start of Main Phase 1" is activated by the turn player in
     Main Phase 1 with nothing but passes before it there (as the property layer saw it: `h_m1_start`)."""
     k = s.k
-    added, _, eff, owner = new_link(s, t)
+    owner = new_link(s, t)[3]
     at_start = k.and_(s.is_phase(Phase.MAIN1), s.g("h_m1_start") == 1, owner == s.tp)
-    return k.implies(k.and_(a.is_("activate"), added, eff == Effect.DRAW_MAIN1_START), at_start)
+    return k.implies(_activated(Effect.DRAW_MAIN1_START)(s, a, t), at_start)
 
 
 always(
@@ -420,16 +428,6 @@ always(
     "in Main Phase 1.",
     step(_main1_start_first),
 )
-
-
-def _activated(effect: Effect) -> Callable[[State, ActionView, State], Val]:
-    """The step activates a card carrying `effect` (a new link on the chain)."""
-
-    def card(s: State, a: ActionView, t: State) -> Val:
-        added, _, eff, _ = new_link(s, t)
-        return s.k.and_(a.is_("activate"), added, eff == effect)
-
-    return card
 
 
 sometimes(
@@ -448,7 +446,7 @@ _BOUND_CASES = {
 }
 
 
-def _in_its_phase(effect: Effect) -> Callable[[State, ActionView, State], Val]:
+def _in_its_phase(effect: Effect) -> StepPred:
     """A card bound by its text to one phase or step is activated in it: the phase play was in."""
 
     def pred(s: State, a: ActionView, t: State) -> Val:

@@ -120,6 +120,9 @@ class Checker:
         self._sim_steps = 0
         self._sims: dict[tuple[str, str], Any] = {}  # each witness's simulation (simulate_one), by (property, case)
         self._suite: list[Property] = []  # the whole property suite, the induction's assumptions
+        # the invariants of the suite the induction proved together: the inductive invariant every proof of the
+        # run leans on, which a certificate must state whole (a property checked alone is proved with them)
+        self.suite_proved: set[str] = set()
         self._open: set[tuple[str, str]] = set()  # results still being worked on by a later stage
         self._final: dict[tuple[str, str], Result] = {}  # the results settled, kept through a Ctrl-C
         self.interrupted = False
@@ -272,6 +275,7 @@ class Checker:
         unproved = [p for p in invariants if p.name in later and p.name not in induction.proved]
         for r in bmc.run(unproved, self.depth, self._depth, hear):
             results[(r.prop, r.case)] = r
+        self.suite_proved = set(induction.proved)
         missing = [r for r in results.values() if r.kind == "sometimes" and r.verdict in ("not-found", "unknown")]
         for r in results.values():
             if r not in missing:

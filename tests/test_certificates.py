@@ -189,3 +189,23 @@ def test_a_certificate_has_no_one_argument_and_or_or(said: str, standard: str) -
     from duelcheck.engines.certificates import _standard
 
     assert _standard(["(declare-fun x () (_ BitVec 4))", said]) == ["(declare-fun x () (_ BitVec 4))", standard]
+
+
+def test_a_certificate_of_one_property_states_the_whole_invariant_its_proof_leaned_on(tmp_path: Path) -> None:
+    """`check --property P --certificates`: P is proved with the suite's other invariants as lemmas (well-formed
+    alone is not inductive), so the certificate states all of them; one that stated P alone was refuted by the
+    solvers (its consecution obligations are sat)."""
+    from types import SimpleNamespace
+
+    from duelcheck.cli.check import _write_certificates
+    from duelcheck.engines.base import Result
+
+    rules = Rules()
+    prop = next(p for p in PROPERTIES if p.name == "well-formed")
+    suite = [p for p in PROPERTIES if p.kind == "always"]
+    result = Result(prop.name, "", "always", "holds", -1, 0.0, "k-induction", proved=True)
+    report = SimpleNamespace(results=[result])
+    checker = SimpleNamespace(_suite=PROPERTIES, suite_proved={p.name for p in suite})
+    _write_certificates(tmp_path, rules, [prop], report, checker)
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["proved"]) == {p.name for p in suite}

@@ -284,7 +284,7 @@ def check(
             if certificates is not None or certify_with is not None:
                 live.progress("writing the proofs' certificate")
                 where = Path(certificates) if certificates is not None else folder / "certificates"
-                _write_certificates(where, rules, props, report)
+                _write_certificates(where, rules, props, report, checker)
                 if certify_with is not None:
                     live.progress(f"checking the certificate with {certify_with}")
                     _certify(where, certify_with, report)
@@ -307,16 +307,20 @@ def check(
     sys.exit(report.exit_code)
 
 
-def _write_certificates(folder: Path, rules: Any, props: list[Any], report: Any) -> None:
-    """The certificate of the invariants proved for all depths (engines/certificates.py)."""
+def _write_certificates(folder: Path, rules: Any, props: list[Any], report: Any, checker: Any) -> None:
+    """The certificate of the invariants proved for all depths (engines/certificates.py): the whole inductive
+    invariant the proofs leaned on, the suite's invariants proved together, even when the run checked a few
+    properties (`--property`): one of them alone is not inductive without the others."""
     from duelcheck.engines.certificates import write_certificates
     from duelcheck.properties.history import system_for
 
     proved = {r.prop for r in report.results if r.proved and r.kind == "always" and r.verdict == "holds"}
+    proved |= checker.suite_proved
     # a property proved in every one of its cases (each check of it settled by the proof)
     partial = {r.prop for r in report.results if r.kind == "always" and not (r.proved and r.verdict == "holds")}
+    suite = list({p.name: p for p in (*checker._suite, *props)}.values())
     try:
-        write_certificates(system_for(rules, props), props, proved - partial, folder)
+        write_certificates(system_for(rules, props), suite, proved - partial, folder)
     except OSError as exc:
         raise InputError(f"--certificates {folder}: cannot write ({exc.strerror or exc})") from None
 

@@ -313,7 +313,8 @@ class TransitionSystem:
                     updates[key] = z3.If(act == code, whole.v[key], updates[key])
         domains = [PARAMS[name].domain(pvars[name]) for name in PARAMS]
         frame = [post.v[key] == updates[key] for key in self.keys]
-        relation = z3.And(z3.Or(*choices), z3.ULT(act, len(self.actions)), *domains, *frame)
+        # the last code, not the count: with a power of two of actions the count does not fit the code's width
+        relation = z3.And(z3.Or(*choices), z3.ULE(act, len(self.actions) - 1), *domains, *frame)
         return SymStep(act, pvars, pre, post, relation)
 
     def _composite(self, pre: State, a: Action, params: Params) -> tuple[Any, State]:

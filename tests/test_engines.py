@@ -90,3 +90,22 @@ def test_a_proof_that_does_not_close_names_the_step_that_breaks_it() -> None:
     solver = z3.Solver()
     solver.add(st.relation, st.act == code, check.eval(None, None, st.pre), z3.Not(check.eval(None, None, st.post)))
     assert solver.check() == z3.sat
+
+
+@pytest.mark.parametrize("fine", [False, True])
+def test_every_action_code_is_a_step_of_the_relation(fine: bool) -> None:
+    """Each action, the last one too, makes a step of the symbolic relation from some state: the bound on the
+    action code is the last code, not the count (with 16 actions the count does not fit the code's 4 bits, and a
+    bound of 16 read as 0 once made every step impossible, every invariant vacuously proved)."""
+    import z3
+
+    from duelcheck.model.rules import ACTIONS
+
+    ts = TransitionSystem(Rules())
+    st = ts.sym_step(ts.sym_state("@a"), "@b", fine=fine)
+    for code, action in enumerate(ACTIONS):
+        if fine and action.parts is not None:
+            continue
+        solver = z3.Solver()
+        solver.add(st.relation, st.act == code)
+        assert solver.check() == z3.sat, action.name

@@ -99,6 +99,8 @@ def actor(pre: State, name: str) -> int:
         if pre.g("trig", 0) not in due and pre.g("trig", 1) not in due:
             return int(pre.g("prio"))  # 6.3.2: a delayed effect's draw, by the player holding priority
         return int(pre.tp) if pre.g("trig", pre.tp) in due else 1 - int(pre.tp)
+    if name == "replace_destruction":  # 6.3.4.3.3: the turn player decides first on their monster's replacement
+        return int(pre.tp) if pre.g("replacing", pre.tp) or not pre.g("replacing", 1 - pre.tp) else 1 - int(pre.tp)
     return int(pre.g("prio")) if name in ("pass", "end_step", "activate") else int(pre.tp)
 
 

@@ -204,6 +204,8 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
     if entry.action == "trigger" and not any(trigger_due(model, p) for p in (0, 1)):
         # a delayed effect's draw is its holder's (6.3.2); with nothing to activate, the rules' own guard says so
         who = model.g("prio") if delayed_due(model, model.g("prio")) else None
+    if entry.action == "replace_destruction" and not (model.g("replacing", 0) or model.g("replacing", 1)):
+        who = None  # nothing to decide: the rules' own guard says so
     by_priority = ("pass", "end_step", "activate", "respond", "activate_effect")
     if entry.player is not None and who is not None and entry.player != who and entry.action in by_priority:
         return not_holding_priority(model)  # the rules' own words: who holds priority, and by which clause
@@ -215,6 +217,8 @@ def _before(model: State, entry: Any, i: int, source: str) -> str | None:
             holder = "holds priority"
         if entry.action == "trigger":
             holder = "has the triggered effect to activate first"
+        if entry.action == "replace_destruction":
+            holder = "decides first on a destruction replacement"
         return f"player {who} {holder}, not player {entry.player}"
     if entry.action == "respond" and model.g("chain_len") == 0:
         return "seed 000: a response answers a chain link, and the chain is empty"

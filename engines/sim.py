@@ -26,6 +26,7 @@ CALM: tuple[tuple[str, dict[str, int]], ...] = (
     ("resolve", {}),
     ("discard", {}),
     ("replay_select", {"tzone": STOP}),
+    ("replace_destruction", {"pos": False}),
     ("end_steps", {"choice": NO_CHOICE}),  # two phase ends in one step: a calm turn in three steps
     ("end_steps", {"choice": TO_END}),
     ("end_steps", {"choice": TO_BATTLE}),

@@ -62,6 +62,8 @@ SPELLS = (Kind.NORMAL_SPELL, Kind.QUICK_SPELL, Kind.CONT_SPELL, Kind.EQUIP_SPELL
 TRAPS = (Kind.NORMAL_TRAP, Kind.CONT_TRAP, Kind.COUNTER_TRAP)
 # Cards that stay on the field after they resolve (and do nothing if they left it first).
 STAYS_ON_FIELD = (Kind.CONT_SPELL, Kind.EQUIP_SPELL, Kind.FIELD_SPELL, Kind.CONT_TRAP)
+# the Continuous Spells and Traps, whose effects apply while they are face-up (6.3.4.3, 001:L64)
+CONTINUOUS_CARDS = (Kind.CONT_SPELL, Kind.CONT_TRAP)
 
 # seed 000, spell speeds: speed 1 Normal/Equip/Field/Ritual Spells and Ignition/Trigger/Flip effects;
 # speed 2 Quick-Play Spells, Normal and Continuous Traps, Quick effects; speed 3 Counter Traps.
@@ -123,12 +125,20 @@ class Effect(IntEnum):
     # "activate only at the start of the Battle Phase: draw 1 card" (6.3.4.1, 001:L36): in its Start Step
     DRAW_BATTLE_START = 20
     # a continuous effect a monster carries (6.3.4.3, 001:L64, L85): its controller's opponent cannot activate
-    # Trap cards while it is face-up on the field and not determined destroyed by battle
+    # Trap cards while it is face-up on the field and not determined destroyed by battle; a Continuous Spell or
+    # Trap may carry it too (001:L64): it applies while the card is face-up, once its activation has resolved
     NO_TRAPS = 21
     # "activate only during the End Step of the Battle Phase: draw 1 card" (6.3.4.4, 001:L105)
     DRAW_BATTLE_END = 22
     # "activate only during the End Phase: draw 1 card" (6.3.6, 001:L115)
     DRAW_END_PHASE = 23
+    # a monster's continuous effect (6.3.4.2, 6.3.4.2.1, 001:L55): "while its ATK is DIRECT_ATK_MAX or less, this
+    # card can attack directly": it may attack directly while the opponent controls monsters, and loses that once
+    # another effect raises its ATK
+    ATTACK_DIRECTLY = 24
+    # a monster's destruction replacement (6.3.4.3.3, 001:L86): "if this card would be destroyed by battle, you can
+    # discard 1 card instead": applied at damage calculation, and then the monster is not destroyed
+    DISCARD_INSTEAD = 25
 
 
 TARGETED = (
@@ -225,6 +235,9 @@ LASTING: dict[Effect, Until] = {
     Effect.NO_DAMAGE_BP: Until.BATTLE_PHASE,
     Effect.NO_DAMAGE_TURN: Until.TURN,
 }
+
+# the ATK up to which a monster carrying ATTACK_DIRECTLY may attack directly: 1000, in units of 100
+DIRECT_ATK_MAX = 10
 
 DIRECT = 5  # attack target: the opponent directly
 STOP = 6  # replay choice: stop the attack

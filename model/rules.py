@@ -17,9 +17,11 @@ from duelcheck.model.cards import (
     ATK_CAP,
     ATK_CHANGES,
     BATTLE_PHASE,
+    CONTINUOUS_CARDS,
     DAMAGE_STEP,
     DELAYED,
     DIRECT,
+    DIRECT_ATK_MAX,
     DRAWS,
     GRAVEYARD,
     HAND,
@@ -230,6 +232,10 @@ def require_can_act(s: State, n: Builder, p: Val) -> None:
     n.require(k.not_(s.g("discarding")), "6.3.6: the turn player is discarding to the hand limit")
     n.require(k.not_(draw_pending(s)), "6.3.1: nothing is done in the Draw Phase before the normal draw")
     n.require(k.not_(replay_due(s)), "6.3.4.2.1: the attacking player must first choose a new target or stop")
+    n.require(
+        k.not_(k.or_(s.g("replacing", 0), s.g("replacing", 1))),
+        "6.3.4.3.3: a destruction replacement is being decided at damage calculation",
+    )
 
 
 def require_open_main(s: State, n: Builder) -> None:
@@ -561,6 +567,33 @@ def damage_calculation(n: Builder) -> None:
         lp_decide(n)  # LP at 0 or less ends the duel
 
 
+def replaces_destruction(s: State, p: Val, z: Val) -> Val:
+    """The monster in player p's zone z is determined destroyed by battle and carries "if this card would be
+    destroyed by battle, you can discard 1 card instead", face-up (6.3.4.3.3, 001:L86)."""
+    k = s.k
+    return k.and_(
+        s.g("m_occ", p, z),
+        s.g("m_up", p, z),
+        s.g("m_doomed", p, z),
+        s.g("m_kind", p, z) == MonsterEffect.CONTINUOUS,
+        s.g("m_eff", p, z) == Effect.DISCARD_INSTEAD,
+    )
+
+
+def after_damage_calculation(n: Builder) -> None:
+    """6.3.4.3.3 -> 6.3.4.3.4: damage calculation is over."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
+    k = n.k
+    enter_phase(n, Phase.DMG_AFTER)
+    for p in (0, 1):  # 6.3.4.3.4: a Flip effect of a monster flipped by this attack is activated now
+        with n.when(n.g("trig", p) == Pending.FLIPPED):
+            with n.when(n.g("m_occ", p, n.g("trig_zone", p))):
+                n.set("trig", p, Pending.FLIP_DUE)
+            with n.when(k.not_(n.g("m_occ", p, n.g("trig_zone", p)))):
+                clear(n, TRIGGER_FIELDS, p)
+
+
 def main1_ends(s: State) -> Val:
     """6.3.3: whether the phase ending now is the one after which the turn player chooses the next phase
     (Main Phase 1, or the phase before it when Main Phase 1 is skipped)."""
@@ -616,13 +649,15 @@ def advance(n: Builder, choice: Val) -> None:
         enter_phase(n, Phase.DMG_DURING)
     with n.when(ph == Phase.DMG_DURING):  # 6.3.4.3.3 -> 6.3.4.3.4
         damage_calculation(n)
-        enter_phase(n, Phase.DMG_AFTER)
-        for p in (0, 1):  # 6.3.4.3.4: a Flip effect of a monster flipped by this attack is activated now
-            with n.when(n.g("trig", p) == Pending.FLIPPED):
-                with n.when(n.g("m_occ", p, n.g("trig_zone", p))):
-                    n.set("trig", p, Pending.FLIP_DUE)
-                with n.when(k.not_(n.g("m_occ", p, n.g("trig_zone", p)))):
-                    clear(n, TRIGGER_FIELDS, p)
+        # 6.3.4.3.3 (001:L86): a destruction replacement is applied at this timing: its player decides first
+        for p in (0, 1):
+            carries = k.or_(*(replaces_destruction(n, p, z) for z in range(r.monster_zones)))
+            with n.when(k.and_(carries, n.g("hand", p) > 0, n.g("winner") == 0)):
+                n.set("replacing", p, True)
+                n.set("prio", tp)
+                n.set("passed", False)
+        with n.when(k.not_(k.or_(n.g("replacing", 0), n.g("replacing", 1)))):
+            after_damage_calculation(n)
     with n.when(ph == Phase.DMG_AFTER):  # 6.3.4.3.4 -> 6.3.4.3.5
         enter_phase(n, Phase.DMG_END)
         # 6.3.4.3.5: the timing where monsters destroyed by battle are sent to the Graveyard; effects
@@ -894,7 +929,7 @@ MONSTER_EFFECTS: dict[MonsterEffect, tuple[Effect, ...]] = {
     MonsterEffect.QUICK: (Effect.NEGATE, Effect.CHANGE_ATK, Effect.CHANGE_POSITION),
     MonsterEffect.FLIP: (Effect.DESTROY_CARD, Effect.DRAW),
     MonsterEffect.TRIGGER: (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON),
-    MonsterEffect.CONTINUOUS: (Effect.NO_TRAPS,),
+    MonsterEffect.CONTINUOUS: (Effect.NO_TRAPS, Effect.ATTACK_DIRECTLY, Effect.DISCARD_INSTEAD),
 }
 
 
@@ -1139,21 +1174,67 @@ def activate(s: State, a: Params, n: Builder) -> None:
         )
     with n.when(eff == Effect.DRAW_END_PHASE):
         n.require(s.g("phase") == Phase.END, "6.3.6: a card that says 'during the End Phase' is activated in it")
-    n.require(eff != Effect.NO_TRAPS, "model catalogue: a continuous effect is a monster's, applied, never activated")
+    n.require(
+        k.or_(
+            k.not_(k.one_of(eff, MONSTER_EFFECTS[MonsterEffect.CONTINUOUS])),
+            k.and_(eff == Effect.NO_TRAPS, k.one_of(kind, CONTINUOUS_CARDS)),
+        ),
+        "model catalogue: a continuous effect is a monster's, applied, never activated (of a Spell or Trap, only a "
+        "Continuous one's 'your opponent cannot activate Trap cards')",
+    )
     with n.when(k.one_of(kind, TRAPS)):
         n.require(
             k.not_(applies_no_traps(s, n.other(p))),
-            "6.3.4.3: a face-up monster's continuous effect applies: its controller's opponent cannot activate Traps",
+            "6.3.4.3: a continuous effect applies (a face-up monster's, or a resolved Continuous Spell's or Trap's): "
+            "its controller's opponent cannot activate Traps",
         )
+
+
+def may_attack_directly(s: State, p: Val, z: Val) -> Val:
+    """The monster in player p's zone z applies the continuous effect "while its ATK is 1000 or less, this card can
+    attack directly" (6.3.4.2, 001:L55): face-up on the field, not determined destroyed by battle, ATK low enough."""
+    k = s.k
+    return k.and_(
+        s.g("m_occ", p, z),
+        s.g("m_up", p, z),
+        s.g("m_kind", p, z) == MonsterEffect.CONTINUOUS,
+        s.g("m_eff", p, z) == Effect.ATTACK_DIRECTLY,
+        k.not_(s.g("m_doomed", p, z)),
+        s.g("m_atk", p, z) <= DIRECT_ATK_MAX,
+    )
+
+
+def direct_attack_lost(s: State, n: Builder) -> None:
+    """6.3.4.2.1 replay (001:L55): a monster that declared a direct attack by its own effect while the opponent
+    controls monsters has lost that ability in the Battle Step through another effect: a replay is due."""
+    if n.dead:  # concrete, behind a false condition: nothing here would take effect
+        return
+    k, z = n.k, s.g("atk_zone")
+    direct = k.and_(n.g("phase") == Phase.BATTLE_STEP, n.g("attacking"), n.g("atk_tgt") == DIRECT)
+    lost = k.and_(may_attack_directly(s, s.tp, z), k.not_(may_attack_directly(n, n.tp, n.g("atk_zone"))))
+    with n.when(k.and_(direct, n.monsters(n.other(n.tp)) > 0, lost)):
+        n.set("replay", True)
 
 
 def applies_no_traps(s: State, q: Val) -> Val:
     """Player q controls a monster applying the continuous effect "your opponent cannot activate Trap cards":
     face-up on the field, it goes on applying in the Damage Step (6.3.4.3, 001:L64), and stops once the monster is
     determined destroyed by battle, though it stays on the field until the end of the Damage Step (6.3.4.3.3,
-    001:L85)."""
+    001:L85); or a Continuous Spell or Trap with that effect, face-up once its activation has resolved, which goes
+    on applying in the Damage Step too (001:L64)."""
     k = s.k
+    cards = [
+        k.and_(
+            s.g("s_occ", q, z),
+            s.g("s_up", q, z),
+            k.one_of(s.g("s_kind", q, z), CONTINUOUS_CARDS),
+            s.g("s_eff", q, z) == Effect.NO_TRAPS,
+            k.not_(on_chain(s, q, z)),
+        )
+        for z in range(s.r.spell_trap_zones)
+    ]
     return k.or_(
+        *cards,
         *(
             k.and_(
                 s.g("m_occ", q, z),
@@ -1163,6 +1244,23 @@ def applies_no_traps(s: State, q: Val) -> Val:
                 k.not_(s.g("m_doomed", q, z)),
             )
             for z in range(s.r.monster_zones)
+        ),
+    )
+
+
+def on_chain(s: State, p: Val, z: Val) -> Val:
+    """Player p's card in Spell & Trap Zone z is activated and its link has not resolved yet."""
+    k = s.k
+    return k.or_(
+        *(
+            k.and_(
+                j < s.g("chain_len"),
+                s.g("c_owner", j) == p,
+                s.g("c_zone", j) == z,
+                k.not_(k.one_of(s.g("c_kind", j), MONSTER_KINDS)),
+                k.not_(s.g("c_gone", j)),
+            )
+            for j in range(s.r.chain_links)
         )
     )
 
@@ -1387,6 +1485,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
             for p in (0, 1):  # effect damage to both players at once
                 take_damage(n, p, damage)
             lp_decide(n)  # the duel may end here, with links left on the chain unresolved
+    direct_attack_lost(s, n)  # 6.3.4.2.1 replay: an ATK change may take the attacker's direct attack away
     # the card goes to the Graveyard, unless it is a card that stays on the field and was not negated, or the
     # resolution ended the duel: nothing happens after that, the card stays where it is (as on ygopro-core)
     card = k.not_(k.one_of(kind, MONSTER_KINDS))  # a monster's effect moves no card
@@ -1427,9 +1526,12 @@ def declare_attack(s: State, a: Params, n: Builder) -> None:
     )
     has = s.monsters(opp) > 0
     with n.when(has):
-        n.require(t != DIRECT, "6.3.4.2: a direct attack only when the opponent controls no monster")
         n.require(
-            k.and_(t < r.monster_zones, s.g("m_occ", opp, t)),
+            k.or_(t != DIRECT, may_attack_directly(s, tp, z)),
+            "6.3.4.2: a direct attack only when the opponent controls no monster, or by the attacker's own effect",
+        )
+        n.require(
+            k.or_(k.and_(t < r.monster_zones, s.g("m_occ", opp, t)), t == DIRECT),
             "6.3.4.2: the target must be a monster the opponent controls; zone {tzone} holds none",
         )
     with n.when(k.not_(has)):
@@ -1463,9 +1565,13 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
     legal_target = k.or_(
         t == STOP,
         k.and_(has, t < r.monster_zones, s.g("m_occ", opp, t)),
-        k.and_(k.not_(has), t == DIRECT),
+        k.and_(k.or_(k.not_(has), may_attack_directly(s, tp, s.g("atk_zone"))), t == DIRECT),
     )
-    n.require(legal_target, "6.3.4.2.1: choose a monster the opponent controls, a direct attack if none, or stop")
+    n.require(
+        legal_target,
+        "6.3.4.2.1: choose a monster the opponent controls, a direct attack if none (or by the attacker's own "
+        "effect), or stop",
+    )
     if r.replay_stored:  # Goat format (`replay_stored`): a replay ends the attack, which is stored, not made
         n.require(t == STOP, "Goat format (stored replays): a replay ends the attack; no new target is chosen")
     n.set("replay", False)
@@ -1480,6 +1586,33 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
     n.set("passed", False)
     # a Monster Zone of the rule set, a direct attack or a stop, whatever a rule change makes of the guard above
     n.require(k.or_(t < r.monster_zones, t == DIRECT, t == STOP), "model range: no such Monster Zone to attack")
+
+
+def _replacements(s: State) -> Iterable[dict[str, int]]:
+    return ({"pos": False}, {"pos": True})
+
+
+@action("replace_destruction", "6.3.4.3.3", ("pos",), _replacements)
+def replace_destruction(s: State, a: Params, n: Builder) -> None:
+    """At damage calculation (6.3.4.3.3, 001:L86) a monster determined destroyed by battle whose effect says "if
+    this card would be destroyed by battle, you can discard 1 card instead": its controller applies it (`pos`),
+    discarding a card, and the monster counts as not destroyed; or declines, and it is destroyed. The turn
+    player decides first; once no one is left to decide, damage calculation is over."""
+    k, r, tp = s.k, s.r, s.tp
+    require_live(s, n)
+    mine = s.g("replacing", tp)
+    n.require(k.or_(mine, s.g("replacing", s.other(tp))), "6.3.4.3.3: no destruction replacement is being decided")
+    p = k.ite(mine, tp, s.other(tp), w=1)
+    n.set("replacing", p, False)
+    with n.when(a.pos):
+        n.require(s.g("hand", p) > 0, "6.3.4.3.3: the replacement cannot be applied: no card in hand to discard")
+        n.add("hand", p, -1)
+        n.add("gy", p, 1)
+        for z in range(r.monster_zones):
+            with n.when(replaces_destruction(s, p, z)):
+                n.set("m_doomed", p, z, False)
+    with n.when(k.not_(k.or_(n.g("replacing", 0), n.g("replacing", 1)))):
+        after_damage_calculation(n)
 
 
 # the model's catalogue of a monster whose effect triggers "if this card is sent from the hand to the Graveyard"

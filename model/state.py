@@ -79,6 +79,14 @@ def build_schema(r: Rules) -> tuple[FieldSpec, ...]:
         ),
         f("resolving", (), B, 1, "the chain is resolving, last in first out (seed 000)"),
         f("discarding", (), B, 1, "the turn player is discarding to the hand limit (6.3.6)"),
+        f(
+            "replacing",
+            (2,),
+            B,
+            1,
+            "damage calculation determined this player's monster destroyed, and they decide whether to apply its "
+            "destruction replacement (6.3.4.3.3)",
+        ),
         f("winner", (), N, 4, "0 while the duel goes on; 1 + the winning player"),
         f("drew", (), B, 1, "the turn player has made the normal draw (6.3.1)"),
         f("nsum", (), N, 8, "Normal Summons and Sets this turn (6.3.5)"),

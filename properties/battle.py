@@ -21,6 +21,7 @@ from duelcheck.properties.core import (
     _top,
     _trigger_waits,
     always,
+    direct_by_its_effect,
     link_takes_effect,
     negated_link,
     sometimes,
@@ -258,15 +259,40 @@ def _attack_target(s: State, a: ActionView, t: State) -> Val:
     chooses = k.or_(a.is_("declare_attack"), k.and_(a.is_("replay_select"), tz != STOP))
     none = s.monsters(opp) == 0
     monster = k.or_(*(k.and_(tz == z, s.g("m_occ", opp, z)) for z in range(s.r.monster_zones)))
-    return k.implies(chooses, k.ite(none, tz == DIRECT, monster))
+    attacker = k.ite(a.is_("declare_attack"), a.p("zone"), s.g("atk_zone"), w=4)
+    by_effect = k.and_(tz == DIRECT, direct_by_its_effect(s, s.tp, attacker))  # 001:L55
+    return k.implies(chooses, k.ite(none, tz == DIRECT, k.or_(monster, by_effect)))
 
 
 always(
     "attack-targets",
     "6.3.4.2, 6.3.4.2.1",
     "An attack declaration, and the new target chosen after a replay, name a monster the opponent controls, or "
-    "the opponent directly when they control none.",
+    "the opponent directly when they control none or when the attacker's own effect lets it attack directly.",
     step(_attack_target),
+)
+
+
+def _target_still_legal(s: State) -> Val:
+    """6.3.4.2, 6.3.4.2.1: while an attack goes on in the Battle Step and no replay is due (the property layer's
+    history), its target is still one it may attack: a monster the opponent controls, or the opponent directly
+    when they control none or when the attacker's own effect lets it (001:L55)."""
+    k, opp = s.k, s.other(s.tp)
+    tgt = s.g("atk_tgt")
+    monster = k.or_(*(k.and_(tgt == z, s.g("m_occ", opp, z)) for z in range(s.r.monster_zones)))
+    direct = k.and_(tgt == DIRECT, k.or_(s.monsters(opp) == 0, direct_by_its_effect(s, s.tp, s.g("atk_zone"))))
+    going_on = k.and_(s.g("phase") == Phase.BATTLE_STEP, s.g("attacking"), s.g("h_replay") == 0)
+    return k.implies(going_on, k.or_(monster, direct))
+
+
+always(
+    "attack-target-stays-legal",
+    "6.3.4.2, 6.3.4.2.1",
+    "While an attack goes on in the Battle Step, its target is one it may attack (a monster the opponent controls, "
+    "or the opponent directly when they control none or the attacker's own effect lets it), unless a replay is "
+    "due: whatever changes the target's legality makes a replay, so no attack reaches the Damage Step against a "
+    "target it may not attack.",
+    state(_target_still_legal),
 )
 
 
@@ -275,6 +301,25 @@ sometimes(
     "6.3.4.2.1",
     "A play where the opponent's monsters change after an attack declaration and a replay is due.",
     state(_replay_seen),
+)
+
+
+def _direct_attack_lost(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.2.1 (001:L55): a monster attacks directly by its own effect while the opponent controls monsters; after
+    this step the effect no longer lets it, and a replay is due (the property layer's history)."""
+    k, tp, opp = s.k, s.tp, s.other(s.tp)
+    direct = k.and_(s.g("phase") == Phase.BATTLE_STEP, s.g("attacking"), s.g("atk_tgt") == DIRECT, s.monsters(opp) > 0)
+    before = k.and_(direct, direct_by_its_effect(s, tp, s.g("atk_zone")))
+    after = k.and_(t.g("attacking"), t.g("atk_tgt") == DIRECT, k.not_(direct_by_its_effect(t, tp, t.g("atk_zone"))))
+    return k.and_(before, after, t.g("h_replay") == 1)
+
+
+sometimes(
+    "reach-replay-direct-attack-lost",
+    "6.3.4.2.1",
+    "A monster attacking directly by its own effect while the opponent controls monsters loses that ability in the "
+    "Battle Step (another effect raises its ATK), and a replay is due.",
+    step(_direct_attack_lost),
 )
 
 

@@ -31,6 +31,7 @@ from duelcheck.model.rules import (
     MONSTER_EFFECTS,
     draw_pending,
     open_game_state_phase,
+    replaces_destruction,
 )
 from duelcheck.model.state import State
 from duelcheck.properties.core import (
@@ -38,6 +39,7 @@ from duelcheck.properties.core import (
     _target_there,
     _top,
     always,
+    damage_calculated,
     link_takes_effect,
     sometimes,
     state,
@@ -143,6 +145,16 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         ),
         k.implies(k.and_(s.g("attacking"), s.is_phase(*DAMAGE_STEP)), k.not_(s.g("replay"))),
     ]
+    # 6.3.4.3.3: a destruction replacement is decided at damage calculation, with no chain open and the duel going
+    # on, by a player whose monster it determined destroyed and who holds a card to discard
+    for p in (0, 1):
+        offered = k.or_(*(replaces_destruction(s, p, z) for z in range(mz)))
+        at_calc = k.and_(ph == Phase.DMG_DURING, length == 0, k.not_(s.g("resolving")), s.g("winner") == 0)
+        out.append(k.implies(s.g("replacing", p), k.and_(at_calc, offered, s.g("hand", p) > 0, s.g("attacking"))))
+        # damage calculation is not over: nobody has passed since, and no triggered effect is due yet (6.3.4.3.4)
+        quiet = [s.g("prio") == tp, k.not_(s.g("passed")), *(s.g("trig", q) != Pending.FLIP_DUE for q in (0, 1))]
+        quiet += [s.g("trig", q) != Pending.TRIGGER_DUE for q in (0, 1)]
+        out.append(k.implies(s.g("replacing", p), k.and_(*quiet)))
     # 6.3.3: the start of Main Phase 1 is over once a card is activated (a link) or anything else is done
     out.append(k.implies(s.g("m1_start"), k.and_(ph == Phase.MAIN1, s.g("chain_len") == 0, k.not_(s.g("resolving")))))
     # 6.3.4.3: the mark of a chain resolved in a timing of the Damage Step, kept only under the Goat format's rule
@@ -181,7 +193,9 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             used_by = k.one_of(s.g("m_kind", p, z), (MonsterEffect.IGNITION, MonsterEffect.QUICK))
             out.append(k.implies(s.g("m_used", p, z), used_by))
             # 6.3.4.3.5: a monster destroyed by battle is sent to the Graveyard when the Damage Step ends
-            out.append(k.implies(s.g("m_doomed", p, z), ph == Phase.DMG_AFTER))
+            # (or still at damage calculation, while a player decides on a destruction replacement, 6.3.4.3.3)
+            replacing = k.and_(ph == Phase.DMG_DURING, k.or_(s.g("replacing", 0), s.g("replacing", 1)))
+            out.append(k.implies(s.g("m_doomed", p, z), k.or_(ph == Phase.DMG_AFTER, replacing)))
             out.append(k.implies(k.and_(occ, k.not_(s.g("m_up", p, z))), s.g("m_def", p, z)))
             out.append(k.implies(s.g("m_decl", p, z), k.and_(p == tp, s.g("bp_done"))))
         for z in range(sz):
@@ -339,7 +353,7 @@ always(
 
 def _lp(s: State, a: ActionView, t: State) -> Val:
     k = s.k
-    calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    calc = damage_calculated(s, a, t)
     # effect damage: a resolving link whose text deals damage to both players, the same to each
     burn = k.and_(link_takes_effect(s, a), _top(s, "c_eff") == Effect.DESTROY_DAMAGE_BOTH)
     same = t.g("lp", 0) - s.g("lp", 0) == t.g("lp", 1) - s.g("lp", 1)

@@ -13,10 +13,13 @@ import z3
 
 from duelcheck.model.cards import (
     ATK_CHANGES,
+    DIRECT_ATK_MAX,
     NO_CHOICE,
     STAYS_ON_FIELD,
     TO_BATTLE,
     TO_END,
+    Effect,
+    MonsterEffect,
     Phase,
 )
 from duelcheck.model.kit import Val
@@ -138,6 +141,48 @@ def zones(s: State, name: str) -> list[tuple[int, int]]:
     return [(p, z) for p in (0, 1) for z in range(s.schema[name].dims[1])]
 
 
+def direct_by_its_effect(s: State, p: Val, z: Val) -> Val:
+    """The card text "while its ATK is 1000 or less, this card can attack directly" (6.3.4.2, 001:L55) applies to
+    the monster in player p's zone z: a monster's continuous effect, applied while it is face-up on the field and
+    not determined destroyed by battle."""
+    k = s.k
+    return k.and_(
+        s.g("m_occ", p, z),
+        s.g("m_up", p, z),
+        s.g("m_kind", p, z) == MonsterEffect.CONTINUOUS,
+        s.g("m_eff", p, z) == Effect.ATTACK_DIRECTLY,
+        k.not_(s.g("m_doomed", p, z)),
+        s.g("m_atk", p, z) <= DIRECT_ATK_MAX,
+    )
+
+
+def replacement_offered(s: State) -> Val:
+    """At damage calculation, a monster it determined destroyed by battle carries "if this card would be destroyed
+    by battle, you can discard 1 card instead", face-up, and its controller holds a card to discard, the duel going
+    on (6.3.4.3.3, 001:L86)."""
+    k = s.k
+    out = []
+    for p in (0, 1):
+        for z in range(s.schema["m_occ"].dims[1]):
+            carries = k.and_(
+                s.g("m_occ", p, z),
+                s.g("m_up", p, z),
+                s.g("m_doomed", p, z),
+                s.g("m_kind", p, z) == MonsterEffect.CONTINUOUS,
+                s.g("m_eff", p, z) == Effect.DISCARD_INSTEAD,
+            )
+            out.append(k.and_(carries, s.g("hand", p) > 0))
+    return k.and_(s.g("phase") == Phase.DMG_DURING, s.g("winner") == 0, k.or_(*out))
+
+
+def damage_calculated(s: State, a: ActionView, t: State) -> Val:
+    """The step that makes damage calculation (6.3.4.3.3): the second pass at its timing, after which the Damage
+    Step moves on to after damage calculation, or stays while a player decides on a destruction replacement."""
+    k = s.k
+    moves_on = k.or_(t.g("phase") == Phase.DMG_AFTER, replacement_offered(t))
+    return k.and_(s.g("phase") == Phase.DMG_DURING, k.not_(a.is_("replace_destruction")), moves_on)
+
+
 def _trigger_waits(s: State) -> Val:
     """A player's triggered effect waits to be activated (the property layer's `h_triggers` at 2)."""
     return s.k.or_(s.g("h_triggers", 0) == 2, s.g("h_triggers", 1) == 2)
@@ -153,6 +198,7 @@ PROGRESS: tuple[tuple[str, dict[str, int]], ...] = (
     ("discard", {}),
     ("replay_select", {"tzone": 6}),
     ("trigger", {"pos": False}),
+    ("replace_destruction", {"pos": False}),
 )
 
 

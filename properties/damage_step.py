@@ -13,6 +13,7 @@ from duelcheck.model.cards import (
     TARGETED,
     Effect,
     Kind,
+    MonsterEffect,
     Phase,
 )
 from duelcheck.model.kit import Val
@@ -22,7 +23,9 @@ from duelcheck.properties.core import (
     StepPred,
     _trigger_waits,
     always,
+    damage_calculated,
     new_link,
+    replacement_offered,
     sometimes,
     step,
     zones,
@@ -60,8 +63,8 @@ def _vs_def(s: State, b: dict[str, Val]) -> Val:
     return s.k.and_(s.k.not_(b["direct"]), b["def"])
 
 
-def _is_damage_calc(s: State, t: State) -> Val:
-    return s.k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER, s.g("attacking"))
+def _is_damage_calc(s: State, a: ActionView, t: State) -> Val:
+    return s.k.and_(damage_calculated(s, a, t), s.g("attacking"))
 
 
 def battle_losses(s: State) -> tuple[Val, Val]:
@@ -107,9 +110,9 @@ def _damage_table(s: State, a: ActionView, t: State) -> Val:
         t.g("m_doomed", tp, b["z"]) == k.or_(doom_attacker, s.g("m_doomed", tp, b["z"])),
     )
     no_battle = k.and_(*(t.g("lp", p) == s.g("lp", p) for p in (0, 1)))
-    calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER)
+    calc = damage_calculated(s, a, t)
     return k.and_(
-        k.implies(_is_damage_calc(s, t), row),
+        k.implies(_is_damage_calc(s, a, t), row),
         k.implies(k.and_(calc, k.not_(s.g("attacking"))), no_battle),
     )
 
@@ -202,6 +205,65 @@ always(
 )
 
 
+def _spared(s: State, t: State, p: int, z: int) -> Val:
+    """The monster in player p's zone z was determined destroyed by battle before the step and no longer is
+    after it, still on the field."""
+    k = s.k
+    return k.and_(s.g("m_doomed", p, z), t.g("m_occ", p, z), k.not_(t.g("m_doomed", p, z)))
+
+
+def _replaced(s: State, a: ActionView, t: State) -> Val:
+    return s.k.or_(*(_spared(s, t, p, z) for p, z in zones(s, "m_occ")))
+
+
+def _replaced_as_written(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.3 (001:L86): a monster determined destroyed by battle counts as not destroyed only by its own
+    "if this card would be destroyed by battle, you can discard 1 card instead", applied at damage calculation,
+    its controller discarding one card; and a replacement applied spares a monster."""
+    k = s.k
+    applied = k.and_(a.is_("replace_destruction"), a.p("pos"))
+    out = [k.implies(applied, _replaced(s, a, t))]
+    for p, z in zones(s, "m_occ"):
+        carries = k.and_(
+            s.g("m_up", p, z),
+            s.g("m_kind", p, z) == MonsterEffect.CONTINUOUS,
+            s.g("m_eff", p, z) == Effect.DISCARD_INSTEAD,
+        )
+        paid = k.and_(t.g("hand", p) == s.g("hand", p) - 1, t.g("gy", p) == s.g("gy", p) + 1)
+        at_calc = k.and_(s.g("phase") == Phase.DMG_DURING, replacement_offered(s))
+        out.append(k.implies(_spared(s, t, p, z), k.and_(carries, paid, at_calc)))
+    return k.and_(*out)
+
+
+def _decided_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3.4.3.3: once damage calculation has determined destroyed a monster whose replacement its controller can
+    apply, the replacement is applied or declined before anything else; and only then."""
+    k = s.k
+    offered = replacement_offered(s)
+    return k.and_(k.implies(offered, a.is_("replace_destruction")), k.implies(a.is_("replace_destruction"), offered))
+
+
+always(
+    "destruction-replacement",
+    "6.3.4.3.3",
+    "A monster determined destroyed by battle counts as not destroyed only by its own destruction replacement "
+    '("if this card would be destroyed by battle, you can discard 1 card instead"), applied at damage '
+    "calculation with one card discarded, and applied it spares the monster; once damage calculation offers it, "
+    "it is applied or declined before anything else.",
+    step(_replaced_as_written, "as-written"),
+    step(_decided_first, "decided-first"),
+)
+
+
+sometimes(
+    "reach-destruction-replaced",
+    "6.3.4.3.3",
+    "A monster determined destroyed by battle is not destroyed: its controller applies its destruction replacement "
+    "at damage calculation, discarding a card.",
+    step(_replaced),
+)
+
+
 def _no_target_destroyed(s: State, a: ActionView, t: State) -> Val:
     """Read from what happened: a new chain link whose target is a monster."""
     k = s.k
@@ -252,7 +314,7 @@ always(
 
 def _row(cond: Callable[[State, dict[str, Val]], Val]) -> StepPred:
     def pred(s: State, a: ActionView, t: State) -> Val:
-        return s.k.and_(_is_damage_calc(s, t), cond(s, _battle(s)))
+        return s.k.and_(_is_damage_calc(s, a, t), cond(s, _battle(s)))
 
     return pred
 

@@ -33,6 +33,7 @@ from duelcheck.properties.core import (
     _target_there,
     _top,
     always,
+    damage_calculated,
     link_takes_effect,
     negated_link,
     new_link,
@@ -369,7 +370,7 @@ def _spared_case(period: Until) -> StepPred:
     def check(s: State, a: ActionView, t: State) -> Val:
         k = s.k
         loss_opp, loss_tp = battle_losses(s)
-        calc = k.and_(s.g("phase") == Phase.DMG_DURING, t.g("phase") == Phase.DMG_AFTER, s.g("attacking"))
+        calc = k.and_(damage_calculated(s, a, t), s.g("attacking"))
         top = s.g("chain_len") - 1
         tpl, tz = s.g("c_tp", top), s.g("c_tz", top)
         burn = k.and_(
@@ -487,6 +488,34 @@ def _sealing_monsters(s: State, q: Val) -> list[tuple[Val, Val]]:
     return out
 
 
+def _sealing_cards(s: State, q: Val) -> list[tuple[Val, Val]]:
+    """Player q's Continuous Spells and Traps that say "your opponent cannot activate Trap cards", face-up on the
+    field: each as (it is there, its activation is still a link of the chain: it does not apply yet)."""
+    k = s.k
+    out = []
+    links = range(s.schema["c_zone"].dims[0])
+    for z in range(s.schema["s_occ"].dims[1]):
+        there = k.and_(
+            s.g("s_occ", q, z),
+            s.g("s_up", q, z),
+            k.one_of(s.g("s_kind", q, z), (Kind.CONT_SPELL, Kind.CONT_TRAP)),
+            s.g("s_eff", q, z) == Effect.NO_TRAPS,
+        )
+        waiting = k.or_(
+            *(
+                k.and_(
+                    j < s.g("chain_len"),
+                    s.g("c_owner", j) == q,
+                    s.g("c_zone", j) == z,
+                    k.one_of(s.g("c_kind", j), (Kind.CONT_SPELL, Kind.CONT_TRAP)),
+                )
+                for j in links
+            )
+        )
+        out.append((there, waiting))
+    return out
+
+
 def _trap_activated(s: State, a: ActionView, t: State) -> tuple[Val, Val]:
     """The step activates a Trap card, and by whom."""
     added, kind, _, owner = new_link(s, t)
@@ -496,10 +525,12 @@ def _trap_activated(s: State, a: ActionView, t: State) -> tuple[Val, Val]:
 def _no_trap_while_applied(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.3 (001:L64): a face-up monster's continuous effect goes on applying, in the Damage Step too: while a
     monster applying "your opponent cannot activate Trap cards" is there and not determined destroyed by battle
-    (6.3.4.3.3, 001:L85: from then it applies no more), its controller's opponent activates no Trap."""
+    (6.3.4.3.3, 001:L85: from then it applies no more), its controller's opponent activates no Trap; and so for a
+    face-up Continuous Spell or Trap with that effect, once its activation has resolved."""
     k = s.k
     trap, owner = _trap_activated(s, a, t)
-    applied = k.or_(*(k.and_(there, k.not_(doomed)) for there, doomed in _sealing_monsters(s, 1 - owner)))
+    sealing = [*_sealing_monsters(s, 1 - owner), *_sealing_cards(s, 1 - owner)]
+    applied = k.or_(*(k.and_(there, k.not_(stopped)) for there, stopped in sealing))
     return k.implies(trap, k.not_(applied))
 
 
@@ -507,9 +538,24 @@ always(
     "continuous-effects",
     "6.3.4.3",
     "A monster's continuous effect applies while it is face-up on the field, in the Damage Step too, until it is "
-    "determined destroyed by battle: its controller's opponent activates no Trap while \"your opponent cannot "
-    'activate Trap cards" applies.',
+    "determined destroyed by battle, and a Continuous Spell's or Trap's while it is face-up once its activation "
+    'has resolved: its controller\'s opponent activates no Trap while "your opponent cannot activate Trap cards" '
+    "applies.",
     step(_no_trap_while_applied),
+)
+
+
+def _card_applies(s: State) -> Val:
+    k = s.k
+    return k.or_(*(k.and_(there, k.not_(waiting)) for q in (0, 1) for there, waiting in _sealing_cards(s, q)))
+
+
+sometimes(
+    "reach-continuous-card-applies",
+    "6.3.4.3",
+    'A Continuous Spell or Trap that says "your opponent cannot activate Trap cards" is face-up on the field with '
+    "its activation resolved: its effect applies.",
+    state(_card_applies),
 )
 
 

@@ -39,6 +39,7 @@ from duelcheck.properties.core import (
     MAIN_ACTS,
     ActionView,
     battle_chosen,
+    direct_by_its_effect,
     link_takes_effect,
     main1_would_begin,
     new_link,
@@ -432,14 +433,18 @@ def _declared(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
 
 def _replays(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # 6.3.4.2.1: 1 once the monsters the opponent controls changed in number (one left the field or came to
-    # it) during an attack in the Battle Step, until the attacker chooses again (or declares anew, or the
-    # attack ends); else 0
+    # it) during an attack in the Battle Step, or once the attacker's own effect that let it attack directly while
+    # the opponent controls monsters stops applying to it (001:L55), until the attacker chooses again (or declares
+    # anew, or the attack ends); else 0
     k = s.k
     bs, opp = Phase.BATTLE_STEP, s.other(s.tp)
     during = k.and_(s.g("phase") == bs, t.g("phase") == bs, s.g("attacking"), t.g("attacking"))
     during = k.and_(during, t.g("turn") == s.g("turn"), k.not_(a.is_("declare_attack")), k.not_(a.is_("replay_select")))
     changed = k.or_(*(s.g("m_occ", opp, z) != t.g("m_occ", opp, z) for z in range(s.r.monster_zones)))
-    return k.ite(during, k.ite(changed, 1, s.g("h_replay"), w=2), 0, w=2)
+    had = direct_by_its_effect(s, s.tp, s.g("atk_zone"))
+    direct = k.and_(t.g("atk_tgt") == DIRECT, t.monsters(opp) > 0)
+    lost = k.and_(direct, had, k.not_(direct_by_its_effect(t, s.tp, t.g("atk_zone"))))
+    return k.ite(during, k.ite(k.or_(changed, lost), 1, s.g("h_replay"), w=2), 0, w=2)
 
 
 def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:

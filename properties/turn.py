@@ -33,6 +33,7 @@ from duelcheck.properties.core import (
     main1_would_begin,
     negated_link,
     new_link,
+    replacement_offered,
     sometimes,
     state,
     step,
@@ -210,7 +211,8 @@ def _phase_order(s: State, a: ActionView, t: State) -> Val:
         t.g("turn") == s.g("turn"),
         k.and_(t.g("turn") == s.g("turn") + 1, before == Phase.END, after == Phase.DRAW),
     )
-    changes_by_pass = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
+    # (6.3.4.3.3: or damage calculation ends once the destruction replacements it offered are decided)
+    changes_by_pass = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"), a.is_("replace_destruction"))
     # 6.3.4.4: a resolving effect that ends the Battle Phase goes straight to the End Step
     top = s.g("chain_len") - 1
     ends_bp = k.and_(
@@ -227,7 +229,8 @@ always(
     "phase-order",
     "6.3",
     "Phases and steps follow 6.3 in order (Draw, Standby, Main 1, Battle Phase steps, Main 2, End), and "
-    "change only when both players have passed, or by an effect that ends the Battle Phase (6.3.4.4).",
+    "change only when both players have passed (at damage calculation, once the destruction replacements it "
+    "offered are decided, 6.3.4.3.3), or by an effect that ends the Battle Phase (6.3.4.4).",
     step(_phase_order),
 )
 
@@ -363,12 +366,14 @@ def _window_passed(s: State, a: ActionView) -> Val:
 
 def _both_passed(s: State, a: ActionView, t: State) -> Val:
     """6.3: both players passed in succession with no chain open: the phase or step ends (in the End Phase the
-    turn player over the hand limit first discards, 6.3.6); but two passes of a response window close the window
-    and the turn player acts on in the same phase, holding priority."""
+    turn player over the hand limit first discards, 6.3.6; at damage calculation the player whose monster it
+    determined destroyed decides first on the monster's destruction replacement, 6.3.4.3.3); but two passes of a
+    response window close the window and the turn player acts on in the same phase, holding priority."""
     k, r = s.k, s.r
     discards = k.and_(s.g("phase") == Phase.END, r.hand_limit_enforced, s.g("hand", s.tp) > r.hand_limit)
+    replaces = k.and_(s.g("phase") == Phase.DMG_DURING, replacement_offered(t))
     window = _window_passed(s, a)
-    ends = k.implies(k.and_(_second_pass(s, a), k.not_(window)), k.or_(_phase_moved(s, t), discards))
+    ends = k.implies(k.and_(_second_pass(s, a), k.not_(window)), k.or_(_phase_moved(s, t), discards, replaces))
     goes_on = k.implies(window, k.and_(k.not_(_phase_moved(s, t)), t.g("prio") == s.tp))
     return k.and_(ends, goes_on)
 
@@ -382,7 +387,7 @@ def _new_phase_priority(s: State, a: ActionView, t: State) -> Val:
     """6.3: each phase and step that begins when the last one ended begins with the turn player holding
     priority (a Battle Phase ended by a resolving effect, 6.3.4.4, goes on with the rest of the chain)."""
     k = s.k
-    ended = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"))
+    ended = k.or_(a.is_("pass"), a.is_("end_step"), a.is_("discard"), a.is_("replace_destruction"))
     return k.implies(k.and_(ended, _phase_moved(s, t)), t.g("prio") == t.tp)
 
 

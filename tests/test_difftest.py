@@ -300,6 +300,14 @@ def test_every_card_of_the_catalogue_has_a_code_and_a_script_of_its_kind() -> No
     for effect in (*DELAYED, *cards.CONTINUOUS):
         with pytest.raises(InputError, match=f"no script for the effect {effect.name.lower()}"):
             cards.code_of({"kind": "normal_spell", "effect": effect.name.lower(), "cost": "none"}, "card")
+    # a Continuous Spell or Trap may carry "your opponent cannot activate Trap cards": activated, then applied from
+    # its Spell & Trap Zone
+    for kind in ("continuous_spell", "continuous_trap"):
+        card = {"kind": kind, "effect": "no_traps", "cost": "none"}
+        code = cards.code_of(card, "card")
+        assert cards.card_of(code) == card
+        text = (cards.script(f"c{code}.lua") or b"").decode()
+        assert "EFFECT_TYPE_ACTIVATE" in text and "EFFECT_CANNOT_ACTIVATE" in text and "LOCATION_SZONE" in text
     for kind in cards.KIND_WORD.values():
         for effect in (e for e in Effect if e in cards.SCRIPTS):
             for cost in cards.WORD_COST:
@@ -320,12 +328,17 @@ def test_every_card_of_the_catalogue_has_a_code_and_a_script_of_its_kind() -> No
             assert cards.card_of(code) == card and code not in seen
             seen.add(code)
             text = (cards.script(f"c{code}.lua") or b"").decode()
+            continuous = {
+                Effect.NO_TRAPS: "EFFECT_CANNOT_ACTIVATE",
+                Effect.ATTACK_DIRECTLY: "EFFECT_DIRECT_ATTACK",
+                Effect.DISCARD_INSTEAD: "EFFECT_DESTROY_REPLACE",
+            }
             assert {
                 "ignition": "IGNITION",
                 "quick": "QUICK_O",
                 "flip": "EFFECT_TYPE_FLIP",
                 "trigger": "BATTLE_DESTROYED",
-                "continuous": "EFFECT_CANNOT_ACTIVATE",
+                "continuous": continuous.get(effect, "a continuous effect of its own"),
             }[word] in text
     assert cards.script(f"c{cards.code_of({'atk': 1200, 'def': 800}, 'card')}.lua") is None  # a Normal Monster
     with pytest.raises(InputError, match="optional 'effect'"):

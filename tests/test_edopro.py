@@ -75,6 +75,10 @@ def test_the_presets_agree_with_the_rules_over_seeded_plays(preset: str) -> None
         "a monster's continuous effect stops once it is destroyed by battle: a Trap after damage calculation",
         "cards during the End Phase and during the End Step of the Battle Phase",
         "the opponent's Set Trap during the End Step, the turn player having nothing (adapter bug)",
+        "a direct attack by the monster's own effect, lost to an ATK raise: a replay, then a monster attacked",
+        "a destruction replacement applied at damage calculation: a card discarded, the monster stays",
+        "a destruction replacement declined at damage calculation: the monster destroyed by battle",
+        "a Continuous Trap that forbids the opponent's Traps: a Trap answers its activation, before it applies",
     ],
 )
 def test_a_play_with_effects_of_every_kind_agrees_with_the_rules(title: str) -> None:

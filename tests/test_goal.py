@@ -166,7 +166,7 @@ def test_a_goal_asked_near_reference_states_is_the_nearest_and_searched_from_the
     from duelcheck.engines.base import Result
     from duelcheck.engines.sim import replay_prefix
 
-    mutant, a, facts, b, dis = _setting("drop:normal_summon:10")
+    mutant, a, facts, b, dis = _setting("drop:normal_summon:11")
     window = [("pass", {"choice": 0}), ("pass", {"choice": 0})]  # 6.3: the summon's window, passed by both
     summoned = replay_prefix(a, [*REPLAY_DIRECT[:2], *window])
     assert summoned[-3].action == "normal_summon"

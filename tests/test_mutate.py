@@ -65,16 +65,16 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
         "6.3.1: the turn player draws only one card in the Draw Phase",
         NO_TURN_1_DRAW,
     ]
-    # require_can_act's seven guards come first, then the action's own, in call order
-    assert sites[("declare_attack", 7)].reason == "6.3.4.2: attacks are declared in the Battle Step"
-    assert sites[("declare_attack", 12)].reason.startswith("6.3.4.2: the monster in zone {zone} has already")
-    assert sites[("flip_summon", 13)].reason == "6.3.3: a monster cannot be Flip Summoned on the turn it was Set"
+    # require_can_act's eight guards come first, then the action's own, in call order
+    assert sites[("declare_attack", 8)].reason == "6.3.4.2: attacks are declared in the Battle Step"
+    assert sites[("declare_attack", 13)].reason.startswith("6.3.4.2: the monster in zone {zone} has already")
+    assert sites[("flip_summon", 14)].reason == "6.3.3: a monster cannot be Flip Summoned on the turn it was Set"
     # end_step runs pass twice, each a run of pass (pass's own sites); its own two guards are the model's
     # shortcut, never scored; a mutant of pass changes end_step too
-    assert sites[("pass", 17)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
+    assert sites[("pass", 18)].reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
     shortcut = [g for (a, _), g in sorted(sites.items()) if a == "end_step"]
     assert [g.reason.split(":")[0] for g in shortcut] == ["model shortcut"] * 2 and not any(g.scored for g in shortcut)
-    assert mu.actions_of(mu.mutant_by_id("drop:pass:17")) == ["pass", "end_step"]
+    assert mu.actions_of(mu.mutant_by_id("drop:pass:18")) == ["pass", "end_step"]
     # its one write of its own closes a response window open first (its two passes change nothing else)
     assert [w.field for w in mu.write_sites() if w.action == "end_step"] == ["window"]
     # the model's range and catalogue bounds are listed but not scored
@@ -91,11 +91,11 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
     bad = CliRunner().invoke(main, ["mutate", "--only", "normal_drew"])
     assert bad.exit_code == 2 and "no such action" in bad.stderr
     # by id: the ones named, in the order given, once each; an excluded guard is listed apart
-    named, apart = mu.select_mutants(ids=("drop:pass:12", "semantic:first_turn_draws", "drop:pass:12"))
-    assert [m.id for m in named] == ["drop:pass:12", "semantic:first_turn_draws"] and apart == []
+    named, apart = mu.select_mutants(ids=("drop:pass:13", "semantic:first_turn_draws", "drop:pass:13"))
+    assert [m.id for m in named] == ["drop:pass:13", "semantic:first_turn_draws"] and apart == []
     with pytest.raises(InputError, match="did you mean drop:pass:12"):
         mu.select_mutants(ids=("drop:pass:120",))
-    for args in (["--mutant", "drop:pass:120"], ["--mutant", "drop:pass:12", "--only", "pass"]):
+    for args in (["--mutant", "drop:pass:120"], ["--mutant", "drop:pass:13", "--only", "pass"]):
         bad = CliRunner().invoke(main, ["mutate", *args])
         assert bad.exit_code == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
@@ -105,9 +105,9 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
 AGREEMENT = [
     "drop:normal_draw:3",  # the first player draws on turn 1
     "negate:normal_draw:2",  # a draw only once a card was drawn
-    "drop:pass:17",  # a guard of the pass that ends Main Phase 1: a Battle Phase on turn 1 (end_step's too)
-    "negate:pass:8",  # a first pass only with a choice
-    "drop:flip_summon:13",  # Flip Summon on the turn the monster was Set
+    "drop:pass:18",  # a guard of the pass that ends Main Phase 1: a Battle Phase on turn 1 (end_step's too)
+    "negate:pass:9",  # a first pass only with a choice
+    "drop:flip_summon:14",  # Flip Summon on the turn the monster was Set
     "negate:discard:1",  # discard when not discarding
     "write:normal_draw:3",  # the normal draw leaves the hand as it was
     "swap:normal_draw:3",  # the opponent gets the drawn card
@@ -179,7 +179,7 @@ def test_a_guard_mutant_changes_both_semantics_and_the_rules_come_back() -> None
         assert out.ok and out.state is not None
         main1 = out.state
     assert not _agree(ts, step, main1, "end_step", {"choice": 1})
-    with mu.activated(mu.mutant_by_id("drop:pass:17")):
+    with mu.activated(mu.mutant_by_id("drop:pass:18")):
         mts = TransitionSystem(Rules())
         assert _agree(mts, mts.sym_step(mts.sym_state("@r0"), "@r1"), main1, "end_step", {"choice": 1})
     assert ts.apply(ts.init(), "normal_draw", {}).reason == NO_TURN_1_DRAW
@@ -240,14 +240,14 @@ def test_a_guard_implied_by_another_and_a_proved_invariant_is_an_equivalent_muta
     status, why = mu.equivalence(Rules(), dead, [lemma])
     assert status == "equivalent" and "dead rule" in why
     assert mu.equivalence(Rules(), dead, [])[0] == "not-equivalent"  # the invariant is needed
-    fresh = mu.mutant_by_id("drop:flip_summon:13")
+    fresh = mu.mutant_by_id("drop:flip_summon:14")
     assert mu.equivalence(Rules(), fresh, [lemma])[0] == "not-equivalent"
-    twice = mu.mutant_by_id("drop:pass:7")
+    twice = mu.mutant_by_id("drop:pass:8")
     assert twice.reason == "6.3.5: Main Phase 2 comes only when a Battle Phase ends"
     status, why = mu.equivalence(Rules(), twice, [])
     assert status == "equivalent" and "stated twice" in why
     # negated guards are never asked (not the question this proves)
-    assert mu.equivalence(Rules(), mu.mutant_by_id("negate:pass:7"), [])[0] == "not-equivalent"
+    assert mu.equivalence(Rules(), mu.mutant_by_id("negate:pass:8"), [])[0] == "not-equivalent"
 
 
 def test_a_dropped_guard_whose_twin_no_play_reaches_is_equivalent_by_induction() -> None:
@@ -372,7 +372,7 @@ def test_the_turn_1_battle_rule_on_the_path_that_skips_main_phase_1_is_a_dead_ru
 
         return Check("", "state", holds)
 
-    for mid in ("drop:pass:14",):
+    for mid in ("drop:pass:15",):
         m = mu.mutant_by_id(mid)
         assert m.reason == "6.3.4: the player who goes first cannot conduct a Battle Phase on turn 1"
         status, why = mu.equivalence(Rules(), m, [facts(True)])
@@ -461,7 +461,7 @@ def test_the_last_stage_searches_from_the_states_of_a_deep_play() -> None:
     initial state. The rules as written give nothing from the same states."""
     prop = BY_NAME["position-change-rules"]
     plays = {"attack-then-main2": ATTACK_THEN_MAIN2}
-    with mu.activated(mu.mutant_by_id("drop:change_position:15")):
+    with mu.activated(mu.mutant_by_id("drop:change_position:16")):
         ts = TransitionSystem(Rules())
         r = mu._deep_stage(ts, [prop], plays, "auto", None)
         assert r is not None and r.verdict == "violated" and r.trace is not None
@@ -608,8 +608,8 @@ def _turn_3(summon: str, then: str) -> list[tuple[str, dict[str, int]]]:
 @pytest.mark.parametrize(
     ("witness", "play", "mutant"),
     [
-        ("reach-flip-summon", _turn_3("set_monster", "flip_summon"), "negate:flip_summon:12"),
-        ("reach-position-change", _turn_3("normal_summon", "change_position"), "negate:change_position:14"),
+        ("reach-flip-summon", _turn_3("set_monster", "flip_summon"), "negate:flip_summon:13"),
+        ("reach-position-change", _turn_3("normal_summon", "change_position"), "negate:change_position:15"),
         (
             "reach-set-spell-trap",
             [("end_steps", {"choice": NO_CHOICE}), ("set_spell_trap", {"kind": int(Kind.NORMAL_TRAP)})],
@@ -656,7 +656,7 @@ def test_the_rules_proof_is_asked_again_of_the_mutants_own_steps_only() -> None:
     does not touch it (a Set Spell/Trap with no card in hand) and is not shown kept
     when the last resolution forgets to end the resolving (its write dropped); a mutant whose first step breaks
     a property fails the base case."""
-    for mid, kept in (("drop:set_spell_trap:10", True), (_write("resolve", 'n.set("resolving", False)'), False)):
+    for mid, kept in (("drop:set_spell_trap:11", True), (_write("resolve", 'n.set("resolving", False)'), False)):
         m = mu.mutant_by_id(mid)
         with mu.activated(m):
             why = mu.still_inductive(TransitionSystem(Rules()), m, [CHAIN_HAS_A_LINK])
@@ -740,13 +740,13 @@ def test_the_properties_added_for_the_comparison_survivors_kill_them(mutant_id: 
 
 def test_a_witness_beyond_the_bound_is_lost_when_induction_under_the_mutant_rules_it_out() -> None:
     """A replay's direct attack (13 steps, past the bound of 12): the rules' play reaches it, so nothing is lost;
-    under `s.monsters(opp) > 0` read as `>=` (an opponent always "has" a monster) the play breaks and induction
-    proves that no re-selection is ever a direct attack: the mutant is killed by a lost witness. A mutant whose
-    play still reaches it loses nothing."""
+    under the re-selection's `t == DIRECT` read as `!=` (a direct attack is never a legal new target) the play
+    breaks and induction proves that no re-selection is ever a direct attack: the mutant is killed by a lost
+    witness. A mutant whose play still reaches it loses nothing."""
     label = "reach-every-replay-choice[direct]"
     deep = {label: REPLAY_DIRECT}
     assert mu._lost_beyond(TransitionSystem(Rules()), {}, deep, None) == []
-    with mu.activated(mu.mutant_by_id("compare:replay_select:1")):
+    with mu.activated(mu.mutant_by_id("compare:replay_select:4")):
         (r,) = mu._lost_beyond(TransitionSystem(Rules()), {}, deep, None)
     assert (r.label, r.verdict, r.proved, r.bound) == (label, "unreachable", True, 13)
     with mu.activated(mu.mutant_by_id("drop:replay_select:0")):  # one guard fewer: the play stands
@@ -793,16 +793,16 @@ def test_a_mutant_whose_proof_is_kept_is_searched_for_no_violation_and_still_los
     monkeypatch.setattr(mu.killing, "_seeded_kill", short_only)
     monkeypatch.setattr(mu.killing, "_probe", never)
     lemmas = ["well-formed"]
-    out = mu.kill(Rules(), mu.mutant_by_id("drop:set_spell_trap:14"), 2, found, plays=plays, lemmas=lemmas)
+    out = mu.kill(Rules(), mu.mutant_by_id("drop:set_spell_trap:15"), 2, found, plays=plays, lemmas=lemmas)
     assert out["status"] == "survived" and out["note"].startswith("every invariant proved")
     assert searched == [mu.killing.SEEDED_EARLY]
     searched.clear()
-    out = mu.kill(Rules(), mu.mutant_by_id("negate:set_spell_trap:10"), 2, found, plays=plays, lemmas=lemmas)
+    out = mu.kill(Rules(), mu.mutant_by_id("negate:set_spell_trap:11"), 2, found, plays=plays, lemmas=lemmas)
     assert (out["status"], out["killed_by"], out["kill_kind"]) == ("killed", "reach-set-spell-trap", "not-found")
     assert searched == [3]
     searched.clear()
     # the time limit striking in that witness's search leaves it open: unknown, never a survivor
-    m = mu.mutant_by_id("negate:set_spell_trap:10")
+    m = mu.mutant_by_id("negate:set_spell_trap:11")
     out = mu.kill(Rules(), m, 2, found, plays=plays, lemmas=lemmas, timeout=1e-9)
     assert out["status"] == "unknown" and "reach-set-spell-trap" in out["note"], out
 
@@ -1024,6 +1024,93 @@ def _from_hand(kind: Kind, eff: Effect, cost: Cost = Cost.NONE) -> tuple[str, di
     return ("activate", {"zone": HAND, "kind": int(kind), "eff": int(eff), **NO_TARGET, "cost": int(cost)})
 
 
+def test_a_direct_attack_lost_to_an_atk_raise_is_caught_from_history() -> None:
+    """6.3.4.2.1 (001:L55): the replay an ATK raise causes never marked (write:resolve:41): the monster that attacks
+    directly by its own effect ("while its ATK is 1000 or less") goes on with 1100 ATK against an opponent who
+    controls a monster. The property layer's history sees the ability lost and keeps the replay due."""
+    direct = {"atk": 3, "defv": 0, "mkind": int(MonsterEffect.CONTINUOUS), "eff": int(Effect.ATTACK_DIRECTLY)}
+    raise_atk = ("activate", {**_from_hand(Kind.QUICK_SPELL, Effect.CHANGE_ATK)[1], "tplayer": 1})
+    play = [
+        MAIN1,
+        ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+        ("end_steps", {"choice": TO_END}),
+        ("normal_draw", {}),
+        MAIN1,
+        ("normal_summon", direct),
+        ("end_steps", {"choice": TO_BATTLE}),
+        ("declare_attack", {"zone": 0, "tzone": DIRECT}),
+        raise_atk,
+        PASS,
+        PASS,
+        ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 8}),
+    ]
+    r = _caught("write:resolve:41", "bookkeeping-matches-history", play)
+    assert r is not None and r.trace.steps[-1].action == "resolve", r
+
+
+@pytest.mark.parametrize("prop", ["attack-target-stays-legal", "attack-targets"])
+def test_a_direct_attack_past_the_opponents_monster_is_caught(prop: str) -> None:
+    """6.3.4.2: the guard that keeps a direct attack to an empty field, or to the attacker's own effect, dropped
+    (drop:declare_attack:14): a monster without that effect attacks directly past the opponent's monster."""
+    play = [
+        MAIN1,
+        ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+        ("end_steps", {"choice": TO_END}),
+        ("normal_draw", {}),
+        MAIN1,
+        ("normal_summon", {"atk": 10, "defv": 0, "mkind": 0, "eff": 0}),
+        ("end_steps", {"choice": TO_BATTLE}),
+        ("declare_attack", {"zone": 0, "tzone": DIRECT}),
+    ]
+    r = _caught("drop:declare_attack:14", prop, play)
+    assert r is not None and r.trace.steps[-1].action == "declare_attack", r
+
+
+REPLACED = [
+    MAIN1,
+    (
+        "normal_summon",
+        {"atk": 15, "defv": 10, "mkind": int(MonsterEffect.CONTINUOUS), "eff": int(Effect.DISCARD_INSTEAD)},
+    ),
+    ("end_steps", {"choice": TO_END}),
+    ("normal_draw", {}),
+    MAIN1,
+    ("normal_summon", {"atk": 20, "defv": 0, "mkind": 0, "eff": 0}),
+    ("end_steps", {"choice": TO_BATTLE}),
+    ("declare_attack", {"zone": 0, "tzone": 0}),
+    ("end_steps", {"choice": NO_CHOICE}),  # to before damage calculation
+    ("end_steps", {"choice": NO_CHOICE}),  # damage calculation: 2000 against 1500, the replacement offered
+    ("replace_destruction", {"pos": True}),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutant_id", "prop"),
+    [
+        ("write:replace_destruction:3", "destruction-replacement"),  # a card discarded, the monster still destroyed
+        ("write:replace_destruction:1", "destruction-replacement"),  # the monster spared, no card discarded
+    ],
+)
+def test_a_destruction_replacement_that_does_not_do_what_it_says_is_caught(mutant_id: str, prop: str) -> None:
+    """6.3.4.3.3 (001:L86): the replacement applied at damage calculation spares the monster, its controller
+    discarding a card; a rule that forgets either half is caught on the play that applies it."""
+    r = _caught(mutant_id, prop, REPLACED)
+    assert r is not None and r.trace.steps[-1].action == "replace_destruction", r
+
+
+def test_a_trap_past_a_continuous_spell_that_forbids_it_is_caught() -> None:
+    """6.3.4.3 (001:L64): the guard of "your opponent cannot activate Trap cards" dropped (drop:activate:52): the
+    opponent's Trap is activated while a resolved Continuous Spell with that effect is face-up."""
+    spell = _from_hand(Kind.CONT_SPELL, Effect.NO_TRAPS)
+    set_trap = ("set_spell_trap", {"kind": int(Kind.NORMAL_TRAP), "eff": int(Effect.DRAW), "cost": 0})
+    trap = ("activate", {"zone": 0, "kind": int(Kind.NORMAL_TRAP), "eff": int(Effect.DRAW), **NO_TARGET, "cost": 0})
+    play = [MAIN1, spell, PASS, PASS, RESOLVE, ("end_steps", {"choice": TO_END})]
+    play += [("normal_draw", {}), MAIN1, set_trap, ("end_steps", {"choice": TO_END}), ("normal_draw", {}), MAIN1]
+    play += [PASS, trap]
+    r = _caught("drop:activate:52", "continuous-effects", play)
+    assert r is not None and r.trace.steps[-1].action == "activate", r
+
+
 def test_a_monster_effect_used_twice_in_a_turn_is_caught_from_history() -> None:
     """`m_used` never written (write:activate:11): a monster's Ignition effect is activated a second time in the
     turn. `activation-timing[monster-effect-once-per-turn]` counts the activations itself (history `h_used`)."""
@@ -1071,9 +1158,9 @@ def test_a_triggered_link_is_its_card_s_and_the_other_player_responds(mutant_id:
 
 
 def test_priority_during_the_hand_limit_discard_is_the_turn_player_s() -> None:
-    """Priority not given to the turn player at the hand-limit discard (write:pass:39): `well-formed`."""
+    """Priority not given to the turn player at the hand-limit discard (write:pass:42): `well-formed`."""
     play = played_until(TransitionSystem(Rules()), [], lambda s: s.g("discarding"))
-    r = _caught("write:pass:39", "well-formed", play)
+    r = _caught("write:pass:42", "well-formed", play)
     assert r is not None and r.trace.steps[-1].state.g("discarding"), r
 
 
@@ -1088,7 +1175,7 @@ def test_a_spell_from_the_hand_keeps_the_cost_its_link_paid() -> None:
     ("mutant_id", "action"),
     [
         ("write:declare_attack:4", "declare_attack"),  # the declaration's window never opened
-        ("write:resolve:42", "resolve"),  # nor closed when the chain answering it resolved
+        ("write:resolve:43", "resolve"),  # nor closed when the chain answering it resolved
         ("write:replay_select:0", "replay_select"),  # a replay still due after the new choice
     ],
 )

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from duelcheck.cli import main
 from duelcheck.errors import InputError
+from duelcheck.model.cards import Effect
 from duelcheck.rules import Rules, load_rules
 
 ADD = """
@@ -114,12 +115,18 @@ def test_a_negated_guard_is_refused_with_its_new_words_in_both_semantics(tmp_pat
     import duelcheck
     from duelcheck.properties.user import from_command_line
 
-    direct = "action == declare_attack and action.target == direct"  # checked: the direct attack is gone
+    direct = "action == declare_attack and action.target == direct"  # checked: only the effect's direct attack
     (mine,) = from_command_line((), (direct,), SMALL)
-    for under, verdict in ((SMALL, "found"), (rules, "not-found")):
+    attackers = []
+    for under in (SMALL, rules):
         report = duelcheck.check(under, [mine.name], 8, prove=False, simulate=False, sometimes=[direct], cache=False)
         (r,) = report.results
-        assert r.verdict == verdict, (under.words(), r.verdict)
+        assert r.verdict == "found" and r.trace is not None, (under.words(), r.verdict)
+        last = r.trace.steps[-1]
+        attackers.append(Effect(last.state.g("m_eff", last.state.tp, last.params["zone"])))
+    # the rules attack an empty field directly with any monster; the negated rule lets only a monster whose own
+    # effect says it can attack directly (001:L55) do so: the direct attack of 6.3.4.2 is gone
+    assert attackers[0] != Effect.ATTACK_DIRECTLY and attackers[1] == Effect.ATTACK_DIRECTLY, attackers
 
 
 def test_the_rulebook_lists_the_changed_rules_and_the_names_changes_use() -> None:

@@ -265,7 +265,7 @@ def test_an_actions_parameters_read_in_the_duel_log_formats_words_and_units(tmp_
     ts = TransitionSystem(rules)
     rng = random.Random(3)
     s, seen = ts.init(), 0
-    for _ in range(150):
+    for _ in range(300):
         options = list(ts.enabled(s))
         if not options:
             break

@@ -238,6 +238,33 @@ def test_a_trap_while_a_monster_s_continuous_effect_applies_is_refused_on_both_s
     _refused_on_both_sides(actions, "cannot activate Traps")
 
 
+@pytest.mark.parametrize("case", ["declared-above-1000-atk", "chosen-again-after-the-replay"])
+def test_a_direct_attack_its_effect_no_longer_allows_is_refused_on_both_sides(case: str) -> None:
+    """6.3.4.2, 6.3.4.2.1 (001:L55): "while its ATK is 1000 or less, this card can attack directly": above 1000 ATK
+    the monster attacks no player directly while the opponent controls a monster, whether at its declaration or
+    at the replay its ATK raise caused: the rules refuse it, and the core, whose script asks the ATK, offers no
+    direct attack."""
+    title = "a direct attack by the monster's own effect, lost to an ATK raise: a replay, then a monster attacked"
+    play = PLAYS[title]
+    if case == "declared-above-1000-atk":
+        summon = {**play[8], "atk": 1500}
+        actions = [*play[:8], summon, *play[9:11], play[11]]
+        reason = "a direct attack only when the opponent controls no monster"
+    else:
+        actions = [*play[:16], {"action": "replay", "target": "direct"}]
+        reason = "choose a monster the opponent controls"
+    _refused_on_both_sides(actions, reason)
+
+
+def test_a_trap_once_a_continuous_trap_applies_is_refused_on_both_sides() -> None:
+    """6.3.4.3 (001:L64): once the Continuous Trap's activation has resolved, "your opponent cannot activate Trap
+    cards" applies: the rules refuse the opponent's second Trap, and the core, whose script is a field effect of
+    the card, does not offer it."""
+    title = "a Continuous Trap that forbids the opponent's Traps: a Trap answers its activation, before it applies"
+    trap = {"action": "activate", "from": 1, "kind": "normal_trap", "effect": "draw"}
+    _refused_on_both_sides([*PLAYS[title], {"action": "pass"}, trap], "cannot activate Traps")
+
+
 def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
     """6.3.4.3.4 with a target the effect cannot take (a Spell/Trap Zone with no card): refused, as the rules
     refuse it, and the adapter does not fail."""

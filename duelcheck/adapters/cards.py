@@ -48,6 +48,8 @@ from duelcheck.adapters.ocgcore import (
 from duelcheck.errors import InputError
 from duelcheck.model.cards import (
     ATK_CAP,
+    CONTINUOUS_CARDS,
+    DIRECT_ATK_MAX,
     HAND,
     LP_COST,
     POINTS,
@@ -123,7 +125,7 @@ def code_of(card: dict[str, Any], where: str) -> int:
                 f"{sorted(WORD_KIND)}, the effects {sorted(EFFECT_NAMES)} and the costs {sorted(WORD_COST)}; "
                 f"got {card!r}"
             )
-        if EFFECT_NAMES[str(effect)] not in SCRIPTS:
+        if EFFECT_NAMES[str(effect)] not in SCRIPTS and not _continuous_card(kind, EFFECT_NAMES[str(effect)]):
             raise InputError(f"{where}: the engines' cards have no script for the effect {effect} yet")
         return SPELL_BASE + int(kind) * 10_000 + int(EFFECT_NAMES[str(effect)]) * 100 + int(cost)
     atk, dfn = card.get("atk"), card.get("def")
@@ -145,6 +147,12 @@ def code_of(card: dict[str, Any], where: str) -> int:
     if mtype is None or meff is None:
         return MONSTER_BASE + stats_part
     return MONSTER_BASE_EFFECT + (int(mtype) * _EFFECTS_PER_TYPE + int(meff)) * 100_000 + stats_part
+
+
+def _continuous_card(kind: Kind, effect: Effect) -> bool:
+    """A Continuous Spell or Trap whose effect applies while it is face-up (6.3.4.3, 001:L64): its script is the
+    activation and the effect a monster carries (`CONTINUOUS`), from the Spell & Trap Zone."""
+    return kind in CONTINUOUS_CARDS and effect == Effect.NO_TRAPS
 
 
 def card_of(code: int) -> dict[str, Any]:
@@ -204,6 +212,8 @@ EFFECT_FLAG_CARD_TARGET=0x10 EFFECT_FLAG_PLAYER_TARGET=0x800 EFFECT_FLAG_DAMAGE_
 EFFECT_FLAG_DAMAGE_CAL=0x8000 EFFECT_FLAG_DELAY=0x10000
 EFFECT_UPDATE_ATTACK=100 EFFECT_SKIP_M1=182 EFFECT_SKIP_BP=183
 EFFECT_CHANGE_DAMAGE=82 EFFECT_AVOID_BATTLE_DAMAGE=201 EFFECT_NO_EFFECT_DAMAGE=335 EFFECT_CANNOT_ACTIVATE=6
+EFFECT_TYPE_CONTINUOUS=0x800 EFFECT_DIRECT_ATTACK=74 EFFECT_DESTROY_REPLACE=50 EFFECT_FLAG_SINGLE_RANGE=0x20000
+REASON_REPLACE=0x1000000
 TYPE_TRAP=0x4
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
 PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_DAMAGE=0x20 PHASE_DAMAGE_CAL=0x40
@@ -413,6 +423,27 @@ CONTINUOUS = {
   e:SetRange(LOCATION_MZONE)
   e:SetTargetRange(0,1)
   e:SetValue(function(e,re,tp) return re:IsActiveType(TYPE_TRAP) end)""",
+    # 6.3.4.2 (001:L55): "while its ATK is 1000 or less, this card can attack directly"; the core asks the condition
+    # at each declaration and at each check for a replay
+    Effect.ATTACK_DIRECTLY: f"""  e:SetType(EFFECT_TYPE_SINGLE)
+  e:SetCode(EFFECT_DIRECT_ATTACK)
+  e:SetCondition(function(e) return e:GetHandler():GetAttack()<={DIRECT_ATK_MAX * POINTS} end)""",
+    # 6.3.4.3.3 (001:L86): "if this card would be destroyed by battle, you can discard 1 card instead": the core asks
+    # at damage calculation, where it destroys the monsters the battle determined destroyed
+    Effect.DISCARD_INSTEAD: """  e:SetType(EFFECT_TYPE_SINGLE+EFFECT_TYPE_CONTINUOUS)
+  e:SetProperty(EFFECT_FLAG_SINGLE_RANGE)
+  e:SetRange(LOCATION_MZONE)
+  e:SetCode(EFFECT_DESTROY_REPLACE)
+  e:SetTarget(function(e,tp,eg,ep,ev,re,r,rp,chk)
+    local c=e:GetHandler()
+    if chk==0 then
+      return c:IsReason(REASON_BATTLE) and Duel.IsExistingMatchingCard(Card.IsDiscardable,tp,LOCATION_HAND,0,1,nil)
+    end
+    return Duel.SelectEffectYesNo(tp,c,96)
+  end)
+  e:SetOperation(function(e,tp,eg,ep,ev,re,r,rp)
+    Duel.DiscardHand(tp,Card.IsDiscardable,1,1,REASON_EFFECT+REASON_DISCARD+REASON_REPLACE)
+  end)""",
 }
 # how each monster effect type is activated: the core's effect type, its event, and when it is due
 _MONSTER_TYPE = {
@@ -521,7 +552,14 @@ def script(name: str, rules: Rules | None = None) -> bytes | None:
         card = card_of(code)
     except (KeyError, ValueError):
         return None
-    if "kind" in card:
+    if "kind" in card and _continuous_card(WORD_KIND[card["kind"]], Effect[card["effect"].upper()]):
+        applied = CONTINUOUS[Effect.NO_TRAPS].replace("LOCATION_MZONE", "LOCATION_SZONE")
+        body = f"""  e:SetType(EFFECT_TYPE_ACTIVATE)
+  e:SetCode(EVENT_FREE_CHAIN){_COST_LUA[WORD_COST[card["cost"]]]}
+  c:RegisterEffect(e)
+  e=Effect.CreateEffect(c)
+{applied}"""
+    elif "kind" in card:
         effect = Effect[card["effect"].upper()]
         body = _effect_lua(
             effect,
@@ -601,7 +639,10 @@ def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
             out.append({**stats, "effect": {"type": TYPE_WORD[mtype], "effect": carried.name.lower()}})
         else:
             kind = rng.choice(sorted(KIND_WORD.values()))
-            word = rng.choice(sorted(e.name.lower() for e in FULL_EFFECTS))
+            words = sorted(e.name.lower() for e in FULL_EFFECTS)
+            if _continuous_card(WORD_KIND[kind], Effect.NO_TRAPS):  # a Continuous Spell or Trap's own (001:L64)
+                words.append(Effect.NO_TRAPS.name.lower())
+            word = rng.choice(words)
             out.append({"kind": kind, "effect": word, "cost": rng.choice(sorted(WORD_COST))})
     return out
 

@@ -492,11 +492,10 @@ class Ygopro:
             if not any(c["forced"] for c in f["chains"]):
                 out.append({"action": "pass"})
         elif msg.code == oc.MSG_SELECT_YESNO and f["desc"] == REPLAY_QUESTION:
-            opp = 1 - f["player"]
-            zones = self.lib.query_zone(opp, oc.LOCATION_MZONE)[:5]
-            again: list[int | str] = [z for z, slot in enumerate(zones) if slot is not None]
-            out += [{"action": "replay", "target": t} for t in (again or ["direct"])]
+            out += [{"action": "replay", "target": t} for t in self._probe_replay()]
             out.append({"action": "replay", "target": "stop"})
+        elif msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(f["code"]):  # 6.3.4.3.3: applied or declined
+            out += [{"action": "replace_destruction"}, {"action": "replace_destruction", "decline": True}]
         elif msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting optional trigger: activated or declined
             out += [*self._activations({"code": f["code"]}, 1), {"action": "trigger", "decline": True}]
         elif msg.code == oc.MSG_SELECT_OPTION and f["options"] == SKIPPED_MAIN1_OPTIONS:
@@ -509,7 +508,8 @@ class Ygopro:
         base = self._activation(c)
         card = catalogue.card_of(c["code"])
         word = card["effect"] if "kind" in card else card["effect"]["effect"]
-        if catalogue.SCRIPTS[catalogue.EFFECT_NAMES[word]].target is None:
+        known = catalogue.SCRIPTS.get(catalogue.EFFECT_NAMES[word])
+        if known is None or known.target is None:  # (a continuous card's effect takes no target)
             return [base]
         return [{**base, "target": t} for t in self._probe_targets(answer)]
 
@@ -546,6 +546,31 @@ class Ygopro:
                 else:
                     return []  # the core asks something else before any target: it lists none
             return []
+        finally:
+            self.lib.rejoin(saved)
+
+    def _probe_replay(self) -> list[int | str]:
+        """The new targets the core offers at a replay (6.3.4.2.1): a second duel, played to this point, is told
+        to attack again; it asks whether to attack directly when its effect lets the attacker do so though the
+        opponent controls monsters (001:L55), lists the monsters it may attack, or asks nothing when a direct
+        attack is all that is left. This duel is left as it was."""
+        saved = self.lib.branch()
+        try:
+            out: list[int | str] = []
+            if oc.next_selection(self.lib) is None:  # the replay question, in the second duel
+                return out
+            self.lib.respond_int(1)
+            got = oc.next_selection(self.lib)
+            if got is not None and got[0].code == oc.MSG_SELECT_YESNO and got[0].fields["desc"] == 31:
+                out.append("direct")
+                self.lib.respond_int(0)
+                got = oc.next_selection(self.lib)
+            if got is not None:
+                msg, batch = got
+                hints = [m.fields["data"] for m in batch if m.code == oc.MSG_HINT and m.fields["type"] == 3]
+                if msg.code == oc.MSG_SELECT_CARD and hints and hints[-1] == 549:
+                    return out + [c["sequence"] for c in msg.fields["cards"]]
+            return out or ["direct"]
         finally:
             self.lib.rejoin(saved)
 
@@ -771,9 +796,12 @@ class Ygopro:
         from duelcheck.model.rules import trigger_due
 
         asked = state.g("prio")
+        replacement = msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(msg.fields["code"])
         if msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting trigger is its controller's, the turn player's first
             tp = state.tp
             asked = tp if trigger_due(state, tp) else 1 - tp
+        if replacement:  # 6.3.4.3.3: a destruction replacement, the turn player's first
+            asked = state.tp if state.g("replacing", state.tp) else 1 - state.tp
         if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != asked:
             return False
         if seen is not None and seen != phase:
@@ -782,6 +810,8 @@ class Ygopro:
             return not (state.g("passed") or state.g("chain_len") or state.g("resolving") or state.g("attacking"))
         if msg.code == oc.MSG_SELECT_YESNO and msg.fields["desc"] == REPLAY_QUESTION:  # 6.3.4.2.1: a replay due
             return bool(state.g("replay")) and not (state.g("chain_len") or state.g("resolving"))
+        if replacement:  # 6.3.4.3.3: the rules are at damage calculation, with that player deciding
+            return bool(state.g("replacing", asked))
         if msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting trigger (6.3.4.3.4): the rules' trigger is due there
             return bool(trigger_due(state, asked)) and not state.g("resolving")
         return True
@@ -860,6 +890,8 @@ class Ygopro:
             if {k: v for k, v in action.items() if k in ("action", "target")} not in self.offers():
                 return refused
             return 0 if action.get("target") == "stop" else 1
+        if msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(f["code"]):
+            return (0 if action.get("decline") else 1) if name == "replace_destruction" else refused
         if msg.code == oc.MSG_SELECT_EFFECTYN and name == "trigger":
             return 0 if action.get("decline") else 1
         if msg.code == oc.MSG_SELECT_OPTION and name == "end_step" and f["options"] == SKIPPED_MAIN1_OPTIONS:
@@ -966,6 +998,15 @@ def _spec(code: int, always_cost: bool = False) -> dict[str, Any]:
     if not always_cost and card.get("cost") == "none":
         card.pop("cost")
     return card
+
+
+def _replaces(code: int) -> bool:
+    """Whether the card the core asks about is a monster whose destruction replacement it offers (6.3.4.3.3)."""
+    try:
+        card = catalogue.card_of(code)
+    except (KeyError, ValueError):
+        return False
+    return card.get("effect") == {"type": "continuous", "effect": "discard_instead"}
 
 
 def _untargeted(action: dict[str, Any]) -> dict[str, Any]:

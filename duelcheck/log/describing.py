@@ -192,6 +192,7 @@ def describe(s: State) -> dict[str, Any]:
                 "spells_traps": spells,
                 "pending_trigger": pending or "none",
                 "delayed_effect": delayed or "none",
+                "replacing": bool(g("replacing", p)),
                 "no_damage_until": Until(g("no_damage", p)).name.lower(),
             }
         )

@@ -61,6 +61,7 @@ ACTION_NAMES = (
     "resolve",
     "declare_attack",
     "replay",
+    "replace_destruction",
     "discard",
 )
 
@@ -314,6 +315,9 @@ class _Board:
                 v[("trig_zone", p)] = GRAVEYARD
             else:
                 v[("trig_zone", p)] = self.zone(f"{where}.pending_trigger.zone", t.zone, "monster")
+        if pb.replacing and v[("phase",)] != Phase.DMG_DURING:
+            raise self.fail(f"{where}.replacing", "false: a destruction replacement is decided at damage calculation")
+        v[("replacing", p)] = pb.replacing
         if pb.delayed_effect is not None:  # 6.3: the turns its text still counts, plus 1 (model/state.py `later`)
             v[("later", p)] = pb.delayed_effect.turns_left + 1
             v[("later_own", p)] = pb.delayed_effect.effect == "draw_later_own"

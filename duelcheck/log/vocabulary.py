@@ -153,6 +153,8 @@ EffectName = Literal[
     "no_traps",
     "draw_battle_end",
     "draw_end_phase",
+    "attack_directly",
+    "discard_instead",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)
@@ -291,6 +293,11 @@ class PlayerBoard(BaseModel):
     skip_main_phase_1: bool = Field(False, description="this player's next Main Phase 1 is skipped")
     pending_trigger: PendingTrigger | None = None
     delayed_effect: DelayedEffect | None = None
+    replacing: bool = Field(
+        False,
+        description="damage calculation determined this player's monster destroyed by battle, and they decide "
+        "whether to apply its destruction replacement (6.3.4.3.3); only at damage calculation",
+    )
     no_damage_until: UntilName = Field(
         "none",
         description="this player's lasting 'no damage' effect applies until the end of the Damage Step, the Battle "
@@ -400,6 +407,7 @@ class ObservedPlayer(BaseModel):
     skip_main_phase_1: bool | None = None
     pending_trigger: PendingTrigger | Literal["none"] | None = None
     delayed_effect: DelayedEffect | Literal["none"] | None = None
+    replacing: bool | None = None
     no_damage_until: UntilName | None = None
 
 
@@ -546,6 +554,15 @@ class Replay(_Action):
     target: Zone | Literal["direct", "stop"]
 
 
+class ReplaceDestruction(_Action):
+    """At damage calculation, the controller of a monster determined destroyed by battle whose effect says "if this
+    card would be destroyed by battle, you can discard 1 card instead" applies it (the monster is not destroyed) or
+    declines; the turn player's first (6.3.4.3.3)."""
+
+    action: Literal["replace_destruction"]
+    decline: bool = False
+
+
 class Discard(_Action):
     """The turn player discards a card down to the hand limit (6.3.6)."""
 
@@ -571,6 +588,7 @@ Action = Annotated[
     | Resolve
     | DeclareAttack
     | Replay
+    | ReplaceDestruction
     | Discard,
     Field(discriminator="action"),
 ]

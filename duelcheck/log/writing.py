@@ -41,6 +41,7 @@ from duelcheck.log.vocabulary import (
     NormalDraw,
     NormalSummon,
     Pass,
+    ReplaceDestruction,
     Replay,
     Resolve,
     SetSpellTrap,
@@ -127,6 +128,8 @@ def moves(a: Any) -> list[Move]:
     if isinstance(a, Replay):
         tz = {"direct": DIRECT, "stop": STOP}.get(a.target, a.target) if isinstance(a.target, str) else a.target
         return [Move("replay_select", {"tzone": int(tz)})]
+    if isinstance(a, ReplaceDestruction):
+        return [Move("replace_destruction", {"pos": not a.decline})]
     if isinstance(a, Discard):
         return [Move("discard", {"eff": int(EFFECTS[a.from_hand_trigger]) if a.from_hand_trigger else 0})]
     raise AssertionError(f"unhandled action {a!r}")  # pragma: no cover
@@ -175,6 +178,7 @@ def board_of(s: State) -> dict[str, Any]:
                 "spells_traps": spells,
                 **({"pending_trigger": pending} if pending else {}),
                 **({"delayed_effect": delayed} if delayed else {}),
+                **({"replacing": True} if g("replacing", p) else {}),
                 **({"no_damage_until": Until(g("no_damage", p)).name.lower()} if g("no_damage", p) else {}),
             }
         )
@@ -249,6 +253,8 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
         if Effect(p["eff"]) in TARGETED:
             out["target"] = _target_out(p)
         return out
+    if name == "replace_destruction":
+        return {"action": name, **({} if p.get("pos") else {"decline": True})}
     if name == "trigger":
         out = {"action": "trigger"}
         if not p.get("pos"):

@@ -1024,26 +1024,28 @@ def _from_hand(kind: Kind, eff: Effect, cost: Cost = Cost.NONE) -> tuple[str, di
     return ("activate", {"zone": HAND, "kind": int(kind), "eff": int(eff), **NO_TARGET, "cost": int(cost)})
 
 
+def _direct_attack_on_turn_2(attacker: dict[str, int]) -> list[Any]:
+    """Player 0 summons a monster of 0 ATK on turn 1; on turn 2 player 1 summons `attacker` and attacks directly."""
+    return [
+        MAIN1,
+        ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
+        ("end_steps", {"choice": TO_END}),
+        ("normal_draw", {}),
+        MAIN1,
+        ("normal_summon", attacker),
+        ("end_steps", {"choice": TO_BATTLE}),
+        ("declare_attack", {"zone": 0, "tzone": DIRECT}),
+    ]
+
+
 def test_a_direct_attack_lost_to_an_atk_raise_is_caught_from_history() -> None:
     """6.3.4.2.1 (001:L55): the replay an ATK raise causes never marked (write:resolve:41): the monster that attacks
     directly by its own effect ("while its ATK is 1000 or less") goes on with 1100 ATK against an opponent who
     controls a monster. The property layer's history sees the ability lost and keeps the replay due."""
     direct = {"atk": 3, "defv": 0, "mkind": int(MonsterEffect.CONTINUOUS), "eff": int(Effect.ATTACK_DIRECTLY)}
     raise_atk = ("activate", {**_from_hand(Kind.QUICK_SPELL, Effect.CHANGE_ATK)[1], "tplayer": 1})
-    play = [
-        MAIN1,
-        ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
-        ("end_steps", {"choice": TO_END}),
-        ("normal_draw", {}),
-        MAIN1,
-        ("normal_summon", direct),
-        ("end_steps", {"choice": TO_BATTLE}),
-        ("declare_attack", {"zone": 0, "tzone": DIRECT}),
-        raise_atk,
-        PASS,
-        PASS,
-        ("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 8}),
-    ]
+    play = [*_direct_attack_on_turn_2(direct), raise_atk, PASS, PASS]
+    play.append(("resolve", {"atk": 0, "defv": 0, "pos": False, "amount": 8}))
     r = _caught("write:resolve:41", "bookkeeping-matches-history", play)
     assert r is not None and r.trace.steps[-1].action == "resolve", r
 
@@ -1052,16 +1054,7 @@ def test_a_direct_attack_lost_to_an_atk_raise_is_caught_from_history() -> None:
 def test_a_direct_attack_past_the_opponents_monster_is_caught(prop: str) -> None:
     """6.3.4.2: the guard that keeps a direct attack to an empty field, or to the attacker's own effect, dropped
     (drop:declare_attack:14): a monster without that effect attacks directly past the opponent's monster."""
-    play = [
-        MAIN1,
-        ("normal_summon", {"atk": 0, "defv": 0, "mkind": 0, "eff": 0}),
-        ("end_steps", {"choice": TO_END}),
-        ("normal_draw", {}),
-        MAIN1,
-        ("normal_summon", {"atk": 10, "defv": 0, "mkind": 0, "eff": 0}),
-        ("end_steps", {"choice": TO_BATTLE}),
-        ("declare_attack", {"zone": 0, "tzone": DIRECT}),
-    ]
+    play = _direct_attack_on_turn_2({"atk": 10, "defv": 0, "mkind": 0, "eff": 0})
     r = _caught("drop:declare_attack:14", prop, play)
     assert r is not None and r.trace.steps[-1].action == "declare_attack", r
 

@@ -20,7 +20,7 @@ from duelcheck.model.cards import (
     Pending,
     Phase,
 )
-from duelcheck.model.rules import ACTION_BY_NAME
+from duelcheck.model.rules import ACTION_BY_NAME, replacement_decider
 from duelcheck.model.state import PARAMS, Key, State, build_schema
 from duelcheck.rules import Rules
 
@@ -100,7 +100,7 @@ def actor(pre: State, name: str) -> int:
             return int(pre.g("prio"))  # 6.3.2: a delayed effect's draw, by the player holding priority
         return int(pre.tp) if pre.g("trig", pre.tp) in due else 1 - int(pre.tp)
     if name == "replace_destruction":  # 6.3.4.3.3: the turn player decides first on their monster's replacement
-        return int(pre.tp) if pre.g("replacing", pre.tp) or not pre.g("replacing", 1 - pre.tp) else 1 - int(pre.tp)
+        return int(replacement_decider(pre))
     return int(pre.g("prio")) if name in ("pass", "end_step", "activate") else int(pre.tp)
 
 

@@ -1588,6 +1588,11 @@ def replay_select(s: State, a: Params, n: Builder) -> None:
     n.require(k.or_(t < r.monster_zones, t == DIRECT, t == STOP), "model range: no such Monster Zone to attack")
 
 
+def replacement_decider(s: State) -> Val:
+    """6.3.4.3.3: the player who decides on a destruction replacement now: the turn player first."""
+    return s.k.ite(s.g("replacing", s.tp), s.tp, s.other(s.tp), w=1)
+
+
 def _replacements(s: State) -> Iterable[dict[str, int]]:
     return ({"pos": False}, {"pos": True})
 
@@ -1600,9 +1605,11 @@ def replace_destruction(s: State, a: Params, n: Builder) -> None:
     player decides first; once no one is left to decide, damage calculation is over."""
     k, r, tp = s.k, s.r, s.tp
     require_live(s, n)
-    mine = s.g("replacing", tp)
-    n.require(k.or_(mine, s.g("replacing", s.other(tp))), "6.3.4.3.3: no destruction replacement is being decided")
-    p = k.ite(mine, tp, s.other(tp), w=1)
+    n.require(
+        k.or_(s.g("replacing", tp), s.g("replacing", s.other(tp))),
+        "6.3.4.3.3: no destruction replacement is being decided",
+    )
+    p = replacement_decider(s)
     n.set("replacing", p, False)
     with n.when(a.pos):
         n.require(s.g("hand", p) > 0, "6.3.4.3.3: the replacement cannot be applied: no card in hand to discard")

@@ -793,7 +793,7 @@ class Ygopro:
             return False  # the core resolves a chain within the pass that starts it: nobody is asked meanwhile
         phase = PHASE_NAME[Phase(state.g("phase"))]
         seen = self._phase_word()
-        from duelcheck.model.rules import trigger_due
+        from duelcheck.model.rules import replacement_decider, trigger_due
 
         asked = state.g("prio")
         replacement = msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(msg.fields["code"])
@@ -801,7 +801,7 @@ class Ygopro:
             tp = state.tp
             asked = tp if trigger_due(state, tp) else 1 - tp
         if replacement:  # 6.3.4.3.3: a destruction replacement, the turn player's first
-            asked = state.tp if state.g("replacing", state.tp) else 1 - state.tp
+            asked = replacement_decider(state)
         if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != asked:
             return False
         if seen is not None and seen != phase:

@@ -124,6 +124,13 @@ class Rules(BaseModel):
         "changes up to before damage calculation, and the triggered effects it lists) or seed-000 (the older "
         "overview: only ATK/DEF changes and Counter Traps, up to before damage calculation)",
     )
+    before_draw_chain: Literal["answers", "none", "any"] = Field(
+        "answers",
+        description="6.3.1: what may be chained to a 'before the draw' effect before the normal draw: answers (only "
+        "what negates an activation, as EDOPro's core plays it), none (nothing: the clause's letter, no card is "
+        "activated before the draw but the exception itself) or any (any card its speed allows, as ygopro-core "
+        "plays it)",
+    )
 
     changes: tuple[Change, ...] = Field(
         (),

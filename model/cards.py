@@ -161,6 +161,9 @@ class MonsterEffect(IntEnum):
     # an effect that is never activated: it applies while the monster is face-up on the field (6.3.4.3: it goes on
     # applying in the Damage Step) and stops once the monster is determined destroyed by battle (6.3.4.3.3)
     CONTINUOUS = 5
+    # "before your normal draw in your Draw Phase, you can activate this effect" (6.3.1, 001:L16): a trigger effect
+    # of a face-up monster, activated by its controller as the turn player before the normal draw, once per turn
+    BEFORE_DRAW = 6
 
 
 # the chain link kind of each monster effect type
@@ -169,6 +172,14 @@ MONSTER_KIND = {
     MonsterEffect.QUICK: Kind.QUICK_EFFECT,
     MonsterEffect.FLIP: Kind.FLIP,
     MonsterEffect.TRIGGER: Kind.TRIGGER,
+    MonsterEffect.BEFORE_DRAW: Kind.TRIGGER,
+}
+# the monster effects its controller activates from the field with `activate` (not when an event makes them wait),
+# by the kind of their chain link: Ignition and Quick effects at will, a "before the draw" effect before the draw
+ACTIVATED_BY_KIND = {
+    Kind.IGNITION: MonsterEffect.IGNITION,
+    Kind.QUICK_EFFECT: MonsterEffect.QUICK,
+    Kind.TRIGGER: MonsterEffect.BEFORE_DRAW,
 }
 MONSTER_KINDS = (Kind.IGNITION, Kind.TRIGGER, Kind.FLIP, Kind.QUICK_EFFECT)
 

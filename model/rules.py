@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     ATK_CAP,
     ATK_CHANGES,
     BATTLE_PHASE,
@@ -163,6 +164,8 @@ def not_holding_priority(s: State) -> str:
     """Why a player who does not hold priority may not act now, citing the clause that gives it to another."""
     ph = Phase(s.g("phase"))
     if s.g("chain_len") == 0 and not s.g("passed") and s.g("prio") == s.tp:
+        if ph == Phase.DRAW and not s.g("drew"):
+            return "6.3.1: before the normal draw only the turn player, who holds priority, may start a chain"
         after = "after the draw, " if ph == Phase.DRAW else ""
         return f"{PHASE_CLAUSE[ph]}: {after}activation starts with the turn player, who holds priority"
     if s.g("chain_len") > 0 and not s.g("passed"):
@@ -211,6 +214,7 @@ def draw_count(s: State) -> Val:
 
 
 def draw_pending(s: State) -> Val:
+    """6.3.1: the turn player's normal draw is still to be made in this Draw Phase."""
     return s.k.and_(s.g("phase") == Phase.DRAW, s.k.not_(s.g("drew")), must_draw(s))
 
 
@@ -220,8 +224,9 @@ def replay_due(s: State) -> Val:
     return k.and_(s.g("replay"), s.g("attacking"), s.g("chain_len") == 0, k.not_(s.g("resolving")))
 
 
-def require_can_act(s: State, n: Builder, p: Val) -> None:
-    """Player p holds priority in a state where players act (6.3)."""
+def require_can_act(s: State, n: Builder, p: Val, before_draw: Val = False) -> None:
+    """Player p holds priority in a state where players act (6.3). `before_draw`: the act is one 6.3.1 allows
+    before the normal draw (a "before the draw" effect, and the passes and answers of its chain)."""
     k = s.k
     require_live(s, n)
     n.require(s.g("prio") == p, not_holding_priority)
@@ -230,7 +235,9 @@ def require_can_act(s: State, n: Builder, p: Val) -> None:
     )
     n.require(k.not_(any_trigger_due(s)), waiting_trigger)
     n.require(k.not_(s.g("discarding")), "6.3.6: the turn player is discarding to the hand limit")
-    n.require(k.not_(draw_pending(s)), "6.3.1: nothing is done in the Draw Phase before the normal draw")
+    n.require(
+        k.or_(k.not_(draw_pending(s)), before_draw), "6.3.1: nothing is done in the Draw Phase before the normal draw"
+    )
     n.require(k.not_(replay_due(s)), "6.3.4.2.1: the attacking player must first choose a new target or stop")
     n.require(
         k.not_(k.or_(s.g("replacing", 0), s.g("replacing", 1))),
@@ -277,6 +284,12 @@ def open_window(n: Builder) -> None:
     if n.r.response_window:
         n.set("window", True)
     n.set("m1_start", False)  # 6.3.3: something was done: Main Phase 1 is no longer at its start
+
+
+def activated_type(s: State, kind: Val) -> Val:
+    """The monster effect type a link of this kind comes from when a monster's effect is activated from the
+    field with `activate` (model/cards.py ACTIVATED_BY_KIND); 0 for other kinds."""
+    return s.k.sel([int(ACTIVATED_BY_KIND.get(Kind(i), 0)) for i in range(len(Kind))], kind, w=3)
 
 
 def speed(s: State, kind: Val) -> Val:
@@ -761,7 +774,7 @@ def activations(s: State, from_hand: bool) -> Iterator[dict[str, int]]:
             sources.append((z, s.g("s_kind", p, z), s.g("s_eff", p, z), s.g("s_cost", p, z)))
     for z in range(s.r.monster_zones):
         mkind = s.g("m_kind", p, z)
-        if s.g("m_occ", p, z) and mkind in (MonsterEffect.IGNITION, MonsterEffect.QUICK):
+        if s.g("m_occ", p, z) and mkind in ACTIVATED_BY_KIND.values():
             sources.append((z, int(MONSTER_KIND[MonsterEffect(mkind)]), s.g("m_eff", p, z), 0))
     for zone, kind, eff, cost in sources:
         for t in _targets(s, eff):
@@ -814,6 +827,11 @@ def normal_draw(s: State, a: Params, n: Builder) -> None:
     with n.when(k.not_(empty)):
         n.add("deck", tp, -count)
         n.add("hand", tp, count)
+    # 6.3.1 (001:L16): a chain a "before the draw" effect started resolves before the draw (last, so
+    # that no other guard moves)
+    n.require(
+        k.and_(s.g("chain_len") == 0, k.not_(s.g("resolving"))), "6.3.1: the chain before the draw resolves first"
+    )
 
 
 @action("pass", "6.3", ("choice",), _choices)
@@ -821,7 +839,7 @@ def pass_(s: State, a: Params, n: Builder) -> None:
     """The player holding priority passes; after two passes in succession the chain resolves or the step ends."""
     k = s.k
     p = s.g("prio")
-    require_can_act(s, n, p)
+    require_can_act(s, n, p, before_draw=s.g("chain_len") > 0)  # 6.3.1: a chain before the draw resolves
     second = s.g("passed")
     with n.when(k.not_(second)):
         n.require(a.choice != TO_MAIN2, "6.3.5: Main Phase 2 comes only when a Battle Phase ends")
@@ -930,6 +948,7 @@ MONSTER_EFFECTS: dict[MonsterEffect, tuple[Effect, ...]] = {
     MonsterEffect.FLIP: (Effect.DESTROY_CARD, Effect.DRAW),
     MonsterEffect.TRIGGER: (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON),
     MonsterEffect.CONTINUOUS: (Effect.NO_TRAPS, Effect.ATTACK_DIRECTLY, Effect.DISCARD_INSTEAD),
+    MonsterEffect.BEFORE_DRAW: (Effect.DRAW,),  # 6.3.1: "before your normal draw: you can draw 1 card"
 }
 
 
@@ -1027,17 +1046,19 @@ def activate(s: State, a: Params, n: Builder) -> None:
     new chain link, paying its cost."""
     k, r, tp = s.k, s.r, s.tp
     p = s.g("prio")
-    require_can_act(s, n, p)
     length = s.g("chain_len")
+    before = draw_pending(s)
+    # 6.3.1 (001:L16): before the normal draw, a "before the draw" effect starts a chain (its checks come last)
+    require_can_act(s, n, p, before_draw=k.or_(length > 0, a.kind == Kind.TRIGGER))
     n.require(length < r.chain_links, f"model bound: the chain holds at most {r.chain_links} links")
     kind, eff = a.kind, a.eff
     n.require(k.one_of(eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
     n.require(k.one_of(a.cost, tuple(Cost)), "model catalogue: a cost from the catalogue")
-    n.require(
-        k.not_(k.one_of(kind, (Kind.FLIP, Kind.TRIGGER))),
-        "6.3.4.3.4: a Flip or Trigger effect is activated when its event happens (trigger), not at will",
+    n.require(  # (a Trigger effect here is a monster's "before the draw" effect: its own checks come last, 6.3.1)
+        kind != Kind.FLIP,
+        "6.3.4.3.4: a Flip effect is activated when its event happens (trigger), not at will",
     )
-    monster = k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))
+    monster = k.one_of(kind, tuple(ACTIVATED_BY_KIND))
     from_hand = k.and_(a.zone == HAND, k.not_(monster))
     card = k.not_(monster)  # a Spell or Trap card, from the hand or Set
     with n.when(from_hand):
@@ -1062,15 +1083,15 @@ def activate(s: State, a: Params, n: Builder) -> None:
     with n.when(monster):  # seed 000: a monster's Ignition (speed 1) or Quick effect (speed 2)
         n.require(a.zone < r.monster_zones, "model range: no such Monster Zone")
         n.require(k.and_(s.g("m_occ", p, a.zone), s.g("m_up", p, a.zone)), "no face-up monster in that zone")
-        mkind = k.ite(kind == Kind.IGNITION, int(MonsterEffect.IGNITION), int(MonsterEffect.QUICK), w=3)
         n.require(
-            k.and_(s.g("m_kind", p, a.zone) == mkind, s.g("m_eff", p, a.zone) == eff),
+            k.and_(s.g("m_kind", p, a.zone) == activated_type(s, kind), s.g("m_eff", p, a.zone) == eff),
             "the monster in zone {zone} has no such effect",
         )
         n.require(k.not_(s.g("m_used", p, a.zone)), "model catalogue: a monster's effect is used once per turn")
         n.require(a.cost == Cost.NONE, "model catalogue: a monster's effect has no cost")
     sp = speed(s, kind)
-    with n.when(sp == 1):  # 6.3.3: speed 1 only by the turn player in their Main Phase
+    # 6.3.3: speed 1 only by the turn player in their Main Phase (a "before the draw" effect: in the Draw Phase)
+    with n.when(k.and_(sp == 1, kind != Kind.TRIGGER)):
         n.require(
             k.and_(p == tp, s.is_phase(*MAIN_PHASES)), "a speed-1 card is activated only in its owner's Main Phase"
         )
@@ -1188,6 +1209,24 @@ def activate(s: State, a: Params, n: Builder) -> None:
             "6.3.4.3: a continuous effect applies (a face-up monster's, or a resolved Continuous Spell's or Trap's): "
             "its controller's opponent cannot activate Traps",
         )
+    # 6.3.1 (001:L16): before the normal draw nothing is activated but a "before the draw" effect, which starts a
+    # chain in its controller's own Draw Phase; chained to it, only what answers the activation itself (a card or
+    # effect that negates it): the other cards, freely timed ones too, wait for the draw
+    with n.when(kind == Kind.TRIGGER):
+        n.require(
+            k.and_(before, p == tp, length == 0),
+            "6.3.1: a 'before the draw' effect starts a chain in its controller's Draw Phase, before their normal draw",
+        )
+    if r.before_draw_chain == "answers":
+        with n.when(k.and_(before, length > 0)):
+            n.require(
+                eff == Effect.NEGATE,
+                "6.3.1: before the normal draw only what answers an activation (a card or effect that negates it) "
+                "is chained to a 'before the draw' effect",
+            )
+    elif r.before_draw_chain == "none":  # the clause's letter
+        with n.when(before):
+            n.require(length == 0, "6.3.1: before the normal draw nothing is chained to a 'before the draw' effect")
 
 
 def may_attack_directly(s: State, p: Val, z: Val) -> Val:

@@ -5,6 +5,7 @@ somewhere, LP accounted for, the end of the duel, one spelling per play, the rul
 from __future__ import annotations
 
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     ATK_CAP,
     BATTLE_PHASE,
     DAMAGE_STEP,
@@ -113,17 +114,45 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                 *(k.implies(j < length, s.g("c_owner", j) == 0) for j in range(cl)),
             ),
         ),
-        # 6.3.1: before the normal draw nothing is done: the duel goes on, the turn player holds priority, no one
-        # has passed
+        # 6.3.1: before the normal draw nothing is done but a chain a "before the draw" effect of the turn
+        # player's starts, answered only by what answers an activation; with no chain (and nothing waiting) the
+        # turn player holds priority and no one has passed
         k.implies(
             draw_pending(s),
+            k.implies(
+                k.and_(length == 0, s.g("winner") == 0, *(s.g("trig", p) == Pending.NONE for p in (0, 1))),
+                k.and_(s.g("prio") == tp, k.not_(s.g("passed"))),
+            ),
+        ),
+        # 6.3.1: a 'before the draw' effect that draws is activated with a card in the deck, and nothing else on
+        # its chain draws, so its chain ends no duel by a draw (an answer's LP cost may end it, mid-chain): with no
+        # chain the duel goes on (unless the deck need not hold a card, or any card may be chained to it)
+        k.implies(
+            k.and_(draw_pending(s), r.draw_needs_deck, r.before_draw_chain != "any"),
             k.and_(
-                s.g("winner") == 0,
-                s.g("prio") == tp,
-                k.not_(s.g("passed")),
-                length == 0,
+                k.implies(length == 0, s.g("winner") == 0),
+                k.implies(k.and_(length > 0, s.g("winner") == 0), s.g("deck", tp) > 0),
+            ),
+        ),
+        # what the chain before the draw holds (under before_draw_chain = "any": any card, and what it triggers)
+        k.implies(
+            k.and_(draw_pending(s), r.before_draw_chain != "any"),
+            k.and_(
                 s.g("trig", 0) == Pending.NONE,
                 s.g("trig", 1) == Pending.NONE,
+                *(
+                    k.implies(
+                        j < length,
+                        k.and_(
+                            s.g("c_kind", 0) == Kind.TRIGGER,
+                            s.g("c_owner", 0) == tp,
+                            k.one_of(s.g("c_eff", 0), MONSTER_EFFECTS[MonsterEffect.BEFORE_DRAW]),
+                        )
+                        if j == 0
+                        else (s.g("c_eff", j) == Effect.NEGATE if r.before_draw_chain == "answers" else False),
+                    )
+                    for j in range(cl)
+                ),
             ),
         ),
         k.implies(ph != Phase.DRAW, k.or_(s.g("drew"), k.not_(k.or_(s.g("turn") > 1, r.first_turn_draw)))),
@@ -190,7 +219,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             )
             out.append(k.implies(k.not_(occ), empty))
             out.append(_monster_effect(s, s.g("m_kind", p, z), s.g("m_eff", p, z)))
-            used_by = k.one_of(s.g("m_kind", p, z), (MonsterEffect.IGNITION, MonsterEffect.QUICK))
+            used_by = k.one_of(s.g("m_kind", p, z), tuple(ACTIVATED_BY_KIND.values()))
             out.append(k.implies(s.g("m_used", p, z), used_by))
             # 6.3.4.3.5: a monster destroyed by battle is sent to the Graveyard when the Damage Step ends
             # (or still at damage calculation, while a player decides on a destruction replacement, 6.3.4.3.3)
@@ -278,6 +307,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         monster_link = k.or_(
             k.and_(k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT, Kind.FLIP)), zone >= 0, zone < mz),
             k.and_(kind == Kind.TRIGGER, zone == GRAVEYARD),
+            # 6.3.1: a "before the draw" effect of a monster on the field, in the Draw Phase
+            k.and_(kind == Kind.TRIGGER, zone >= 0, zone < mz, ph == Phase.DRAW, j == 0),
         )
         out.append(
             k.implies(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     HAND,
     MAIN_PHASES,
     Cost,
@@ -102,12 +103,12 @@ def _attack_negation(s: State, a: ActionView, t: State) -> Val:
 
 
 def _monster_effect_once(s: State, a: ActionView, t: State) -> Val:
-    """Model catalogue: a monster's Ignition or Quick effect is activated once per turn (history: the monster
-    now in that zone has not activated it this turn)."""
+    """Model catalogue: a monster's Ignition, Quick or 'before the draw' effect is activated once per turn
+    (history: the monster now in that zone has not activated it this turn)."""
     k = s.k
     added, kind, _, owner = new_link(s, t)
     z = a.p("zone")
-    act = k.and_(a.is_("activate"), added, k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT)))
+    act = k.and_(a.is_("activate"), added, k.one_of(kind, tuple(ACTIVATED_BY_KIND)))
     fresh = k.or_(*(k.and_(owner == p, z == y, s.g("h_used", p, y) == 0) for p, y in zones(s, "m_occ")))
     return k.implies(act, fresh)
 

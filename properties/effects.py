@@ -5,6 +5,7 @@ pays, where it comes from, what its resolution does, targets.
 from __future__ import annotations
 
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     ATK_CAP,
     BATTLE_PHASE,
     DRAWS,
@@ -24,6 +25,7 @@ from duelcheck.model.cards import (
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
+    activated_type,
     winner_if_loses,
 )
 from duelcheck.model.state import State
@@ -204,7 +206,7 @@ def _activation_source(s: State, a: ActionView, t: State) -> Val:
     added, kind, eff, owner = new_link(s, t)
     act = k.and_(a.is_("activate"), added)
     z = a.p("zone")
-    monster = k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT))
+    monster = k.one_of(kind, tuple(ACTIVATED_BY_KIND))
     from_hand = k.and_(z == HAND, k.not_(monster))
     cost = t.g("c_cost", s.g("chain_len"))
     set_card = k.and_(
@@ -214,7 +216,7 @@ def _activation_source(s: State, a: ActionView, t: State) -> Val:
         s.g("s_eff", owner, z) == eff,
         s.g("s_cost", owner, z) == cost,
     )
-    mkind = k.ite(kind == Kind.IGNITION, int(MonsterEffect.IGNITION), int(MonsterEffect.QUICK), w=3)
+    mkind = activated_type(s, kind)
     face_up = k.and_(
         s.g("m_occ", owner, z), s.g("m_up", owner, z), s.g("m_kind", owner, z) == mkind, s.g("m_eff", owner, z) == eff
     )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     BATTLE_PHASE,
     DAMAGE_STEP,
     DELAYED,
@@ -448,15 +449,16 @@ def _replays(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
 
 
 def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
-    # model catalogue: 1 for the monster now in this zone once it has activated its Ignition or Quick effect
-    # this turn (a zone left empty starts again, and so does a monster turned face-down: a new card), else 0
+    # model catalogue: 1 for the monster now in this zone once it has activated its Ignition, Quick or 'before
+    # the draw' effect this turn (a zone left empty starts again, and so does a monster turned face-down: a new
+    # card), else 0
     k = s.k
     p, z = idx
     if not k.symbolic and not t.g("m_occ", p, z):  # the same reading, lazily: an empty zone starts again
         return 0
     added, kind, _, owner = new_link(s, t)
     mine = k.and_(a.is_("activate"), added, owner == p, a.p("zone") == z)
-    own = k.and_(mine, k.one_of(kind, (Kind.IGNITION, Kind.QUICK_EFFECT)))
+    own = k.and_(mine, k.one_of(kind, tuple(ACTIVATED_BY_KIND)))
     turned_down = k.and_(s.g("m_up", p, z), k.not_(t.g("m_up", p, z)))
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z), k.not_(turned_down))
     return k.ite(stays, k.ite(own, 1, s.g("h_used", p, z), w=2), 0, w=2)

@@ -13,6 +13,7 @@ from duelcheck.model.cards import (
     TO_MAIN2,
     Effect,
     Kind,
+    MonsterEffect,
     Phase,
 )
 from duelcheck.model.kit import Val
@@ -77,6 +78,82 @@ always(
     "The turn player makes at most one normal draw in a Draw Phase (counted by the property layer: normal "
     "draws made since the Draw Phase began).",
     state(lambda s: s.g("h_draws") <= 1),
+)
+
+
+def _before_the_draw(s: State) -> Val:
+    """6.3.1: the turn player's normal draw is still to come in this Draw Phase, as the property layer saw it (no
+    normal draw made since the phase began: `h_draws`), on a turn whose player draws."""
+    k = s.k
+    return k.and_(s.is_phase(Phase.DRAW), s.g("h_draws") == 0, k.or_(s.g("turn") > 1, s.r.first_turn_draw))
+
+
+def _before_draw_effect(s: State, a: ActionView, t: State) -> Val:
+    """The step activates a face-up monster's "before your normal draw" effect (a new link from its zone)."""
+    k = s.k
+    added, kind, _, owner = new_link(s, t)
+    z = a.p("zone")
+    there = k.and_(z >= 0, z < s.r.monster_zones, s.g("m_kind", owner, z) == MonsterEffect.BEFORE_DRAW)
+    return k.and_(a.is_("activate"), added, kind == Kind.TRIGGER, there)
+
+
+def _only_before_draw_effects(s: State, a: ActionView, t: State) -> Val:
+    """6.3.1 (001:L16): before the normal draw the only acts are the draw itself and a chain a "before the draw"
+    effect starts: its activation, the passes, the resolution of its links, what answers it and what its
+    resolution triggers."""
+    k = s.k
+    chain = k.or_(a.is_("activate"), a.is_("pass"), a.is_("resolve"), a.is_("trigger"))
+    return k.implies(_before_the_draw(s), k.or_(a.is_("normal_draw"), chain))
+
+
+def _starts_before_draw(s: State, a: ActionView, t: State) -> Val:
+    """A chain before the draw is started by a "before the draw" effect, its controller being the turn player."""
+    k = s.k
+    added, _, _, owner = new_link(s, t)
+    opens = k.and_(_before_the_draw(s), added, s.g("chain_len") == 0)
+    return k.implies(opens, k.and_(_before_draw_effect(s, a, t), owner == s.tp))
+
+
+def _answers_before_draw(s: State, a: ActionView, t: State) -> Val:
+    """Chained to it before the draw: only what answers the activation itself (a card or effect negating it); by
+    the knob `before_draw_chain`, nothing (the clause's letter) or any card (ygopro-core's reading)."""
+    k = s.k
+    added, _, eff, _ = new_link(s, t)
+    chained = k.and_(_before_the_draw(s), added, s.g("chain_len") > 0)
+    allowed = {"answers": eff == Effect.NEGATE, "none": False, "any": True}[s.r.before_draw_chain]
+    return k.implies(chained, allowed)
+
+
+def _before_draw_in_time(s: State, a: ActionView, t: State) -> Val:
+    """A "before the draw" effect is activated before the normal draw of its controller's own Draw Phase."""
+    k = s.k
+    return k.implies(_before_draw_effect(s, a, t), k.and_(_before_the_draw(s), new_link(s, t)[3] == s.tp))
+
+
+always(
+    "before-the-draw",
+    "6.3.1",
+    "Before the turn player's normal draw nothing is done but the draw and a chain that a 'before the draw' effect "
+    "starts: the turn player's monster's effect 'before your normal draw' starts it, only what negates an "
+    "activation is chained to it, and such an effect is activated at no other time.",
+    step(_only_before_draw_effects, "nothing-else"),
+    step(_starts_before_draw, "starts"),
+    step(_answers_before_draw, "answers"),
+    step(_before_draw_in_time, "in-time"),
+)
+
+
+def _answered_before_draw(s: State, a: ActionView, t: State) -> Val:
+    added, _, _, _ = new_link(s, t)
+    return s.k.and_(_before_the_draw(s), added, s.g("chain_len") == 1)
+
+
+sometimes(
+    "reach-before-the-draw",
+    "6.3.1",
+    "A 'before the draw' effect is activated before the normal draw, and answered there.",
+    step(_before_draw_effect, "effect"),
+    step(_answered_before_draw, "answered"),
 )
 
 

@@ -54,9 +54,10 @@ def test_guards_are_collected_with_their_reasons() -> None:
         "6.3.1: the normal draw is made in the Draw Phase",
         DRAW_ONE,
         "6.3.1: the player who goes first does not draw on turn 1",
+        "6.3.1: the chain before the draw resolves first",
     ]
     assert callable(draw.guards[0].said) and all(g.tested for g in draw.guards)
-    assert len(draw.terms) == 4
+    assert len(draw.terms) == 5
     summon = table["normal_summon"]
     skipped = [g.reason for g in summon.guards if not g.tested]
     assert len(skipped) == 2 and all(r.startswith(("model range", "model catalogue")) for r in skipped)

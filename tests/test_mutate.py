@@ -64,6 +64,7 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
         "6.3.1: the normal draw is made in the Draw Phase",
         "6.3.1: the turn player draws only one card in the Draw Phase",
         NO_TURN_1_DRAW,
+        "6.3.1: the chain before the draw resolves first",  # last, so that no other guard moves
     ]
     # require_can_act's eight guards come first, then the action's own, in call order
     assert sites[("declare_attack", 8)].reason == "6.3.4.2: attacks are declared in the Battle Step"
@@ -84,8 +85,8 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
     assert len(run) == len(summon) - 2 and {m.id for m in excluded} == {
         f"drop:normal_summon:{g.index}" for g in summon if not g.scored
     }
-    run, _ = mu.select_mutants(only="normal_draw", limit=5)
-    assert [m.id for m in run] == [*(f"drop:normal_draw:{i}" for i in range(4)), "negate:normal_draw:0"]
+    run, _ = mu.select_mutants(only="normal_draw", limit=6)
+    assert [m.id for m in run] == [*(f"drop:normal_draw:{i}" for i in range(5)), "negate:normal_draw:0"]
     with pytest.raises(InputError, match="did you mean normal_draw"):
         mu.select_mutants(only="normal_drew")
     bad = CliRunner().invoke(main, ["mutate", "--only", "normal_drew"])
@@ -572,7 +573,7 @@ def test_comparison_sites_are_the_rules_comparisons_not_the_judge_s_words_or_the
     functions that word a refusal for the judge (`duel_over`) and the candidate enumerations are left out."""
     sites = {(c.function, c.index): c for c in mu.compare_sites()}
     draw = [c for c in sites.values() if c.function == "normal_draw"]
-    assert [(c.op, c.twin) for c in draw] == [("==", "!="), ("<", "<=")]
+    assert [(c.op, c.twin) for c in draw] == [("==", "!="), ("<", "<="), ("==", "!=")]
     assert draw[1].text == 's.g("deck", tp) < count' and draw[1].line.startswith("rules.py:")
     functions = {c.function for c in sites.values()}
     assert {"damage_calculation", "activate", "live", "not_holding_priority"} - functions == {"not_holding_priority"}

@@ -120,7 +120,7 @@ def _link(s: State, j: int) -> dict[str, Any]:
         "player": g("c_owner", j),
         "kind": LINK_KIND_NAME[kind],
         "effect": Effect(g("c_eff", j)).name.lower(),
-        "zone": "graveyard" if kind == Kind.TRIGGER else g("c_zone", j),
+        "zone": "graveyard" if g("c_zone", j) == GRAVEYARD else g("c_zone", j),
         "negated": bool(g("c_neg", j)),
         "left_field": bool(g("c_gone", j)),
         "cost": COST_NAME[Cost(g("c_cost", j))],

@@ -28,6 +28,7 @@ from duelcheck.log.vocabulary import (
     winner_code,
 )
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     BATTLE_PHASE,
     DAMAGE_STEP,
     DIRECT,
@@ -212,7 +213,7 @@ class _Board:
         from duelcheck.properties.catalog import well_formed_facts
 
         if not all(well_formed_facts(state, budget=False)):
-            if phase == Phase.DRAW and not v[("drew",)] and must_draw and v[("prio",)] != tp:
+            if phase == Phase.DRAW and not v[("drew",)] and must_draw and v[("prio",)] != tp and not b.chain:
                 raise self.fail(
                     "board.priority", f"{tp}: before the normal draw the turn player holds priority (6.3.1)"
                 )
@@ -220,8 +221,8 @@ class _Board:
         return state
 
     def link_zone(self, where: str, zone: int | str, kind: Kind) -> int:
-        if kind == Kind.TRIGGER or zone == "graveyard":
-            if kind != Kind.TRIGGER or zone != "graveyard":
+        if zone == "graveyard":
+            if kind != Kind.TRIGGER:
                 raise self.fail(where, '"graveyard" for a trigger_effect link (and only for one)')
             return GRAVEYARD
         assert isinstance(zone, int)
@@ -246,10 +247,8 @@ class _Board:
         if kind in MONSTER_KIND.values():
             if link.cost != "none" or link.left_field:
                 raise self.fail(where, "a monster effect's link: no cost, and not left_field")
-            if kind != Kind.TRIGGER:
-                mtype = {Kind.IGNITION: MonsterEffect.IGNITION, Kind.QUICK_EFFECT: MonsterEffect.QUICK}.get(
-                    kind, MonsterEffect.FLIP
-                )
+            if z != "graveyard":  # a trigger_effect link on the field: a "before the draw" effect (6.3.1)
+                mtype = ACTIVATED_BY_KIND.get(kind, MonsterEffect.FLIP)
                 here = v[("m_occ", p, z)] and v[("m_kind", p, z)] == mtype
                 if not (here and v[("m_eff", p, z)] == EFFECTS[link.effect]):
                     raise self.fail(f"{where}.zone", f"the zone of player {p}'s monster with that {link.kind}")

@@ -69,6 +69,7 @@ MONSTER_EFFECT_TYPES: dict[str, MonsterEffect] = {
     "flip": MonsterEffect.FLIP,
     "trigger": MonsterEffect.TRIGGER,
     "continuous": MonsterEffect.CONTINUOUS,
+    "before_draw": MonsterEffect.BEFORE_DRAW,  # 6.3.1: "before your normal draw in your Draw Phase"
 }
 
 
@@ -171,7 +172,7 @@ LinkKindName = Literal[
 ]
 
 
-EffectType = Literal["ignition", "quick", "flip", "trigger", "continuous"]
+EffectType = Literal["ignition", "quick", "flip", "trigger", "continuous", "before_draw"]
 
 
 CostName = Literal["none", "discard", "pay_lp"]
@@ -510,11 +511,12 @@ class Activate(_Action):
 
 
 class ActivateEffect(_Action):
-    """Activate a face-up monster's Ignition or Quick effect as a new chain link."""
+    """Activate a face-up monster's Ignition or Quick effect, or its effect "before your normal draw" (6.3.1), as a
+    new chain link."""
 
     action: Literal["activate_effect"]
     monster: Zone = Field(description="the Monster Zone of the monster")
-    type: Literal["ignition", "quick"]
+    type: Literal["ignition", "quick", "before_draw"]
     effect: EffectName
     target: Target | None = None
 

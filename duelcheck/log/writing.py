@@ -52,6 +52,7 @@ from duelcheck.log.vocabulary import (
     winner_word,
 )
 from duelcheck.model.cards import (
+    ACTIVATED_BY_KIND,
     DIRECT,
     HAND,
     MONSTER_KIND,
@@ -234,11 +235,11 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
         return out
     if name == "activate":
         kind = Kind(p["kind"])
-        if kind in (Kind.IGNITION, Kind.QUICK_EFFECT):
+        if kind in ACTIVATED_BY_KIND:
             out = {
                 "action": "activate_effect",
                 "monster": p["zone"],
-                "type": "ignition" if kind == Kind.IGNITION else "quick",
+                "type": EFFECT_TYPE_NAME[ACTIVATED_BY_KIND[kind]],
                 "effect": Effect(p["eff"]).name.lower(),
             }
         else:

@@ -248,3 +248,13 @@ def test_one_chain_per_damage_step_timing_of_the_goat_format_agrees_with_the_rul
     monkeypatch.setattr(edo, "_flag_for", lambda r: (flagged(r)[0] | edo.DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP, []))
     refused = last(without, True)
     assert refused is not None and "damage_before_calculation" in refused, refused
+
+
+def test_a_trap_chained_to_a_before_the_draw_effect_is_refused_by_this_core_as_by_the_rules() -> None:
+    """docs/engine-findings.md F15: EDOPro's core, unlike ygopro-core, does not offer a Normal Trap as chain link
+    2 to a 'before the draw' effect; the rules refuse it (6.3.1)."""
+    from test_ygopro import _EFFECT, _TRAP, _TRAP_SET
+
+    want, got = _last_answers(Rules(), [*_TRAP_SET, _EFFECT, _TRAP])
+    assert "answers an activation" in str(want)
+    assert isinstance(got, str)

@@ -281,8 +281,57 @@ def test_a_target_the_core_does_not_list_is_a_refusal_not_a_failure() -> None:
 def test_the_full_catalogue_agrees_with_the_rules_over_seeded_plays() -> None:
     """Monster effects, targeted Spells and Traps (their targets asked of a second duel played to the same
     point) and every Spell/Trap kind, dealt at random: no difference (before docs/engine-findings.md F6 was
-    fixed these plays found `engine-allows activate_effect`)."""
-    rules = Rules()
+    fixed these plays found `engine-allows activate_effect`). Under the core's own reading of what is chained to a
+    'before the draw' effect (F15: `before_draw_chain = "any"`); under the default, play 6 meets F15."""
+    rules = Rules(before_draw_chain="any")
     report = difftest(EngineProcess(lambda: _engine(rules)), "ygopro", rules, 50, 3, 1, cards.full_deck)  # type: ignore[arg-type, return-value]
     assert report.findings == [], report.text()
     assert report.exercised.get("trigger", 0) > 0 and report.decisions > 400
+
+
+# 6.3.1 (001:L16): player 1 holds a Set Normal Trap when player 0 activates a "before the draw" effect on turn 3
+_BEFORE_DRAW = PLAYS["a 'before the draw' effect answered by a Counter Trap that negates it, then the draw"]
+_TRAP_SET = [
+    *_BEFORE_DRAW[:8],
+    {"action": "set_spell_trap", "kind": "normal_trap", "effect": "draw"},
+    {"action": "end_step", "then": "end_phase"},
+    {"action": "end_step"},
+]
+_TRAP = {"action": "activate", "from": 0, "kind": "normal_trap", "effect": "draw"}
+_EFFECT = {"action": "activate_effect", "monster": 0, "type": "before_draw", "effect": "draw"}
+
+
+def test_a_trap_chained_to_a_before_the_draw_effect_is_offered_by_the_core_alone() -> None:
+    """docs/engine-findings.md F15: the rules refuse a Normal Trap as chain link 2 to a 'before the draw' effect
+    (6.3.1: only what negates the activation is chained to it before the draw); ygopro-core takes it."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    actions = [*_TRAP_SET, _EFFECT, _TRAP]
+    rules, engine = ReferenceAdapter({}), _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for action in actions[:-1]:
+        assert not isinstance(rules.apply(action), str), action
+        assert not isinstance(engine.apply(action), str), action  # type: ignore[attr-defined]
+    assert "answers an activation" in str(rules.apply(_TRAP))
+    assert not isinstance(engine.apply(_TRAP), str)  # type: ignore[attr-defined]
+
+
+def test_under_the_cores_reading_of_the_chain_before_the_draw_both_sides_agree() -> None:
+    """`before_draw_chain = "any"` (ygopro-core's reading, F15): the Trap is chained, both links resolve before
+    the draw, and every state agrees."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    rules = Rules(before_draw_chain="any")
+    actions = [*_TRAP_SET, _EFFECT, _TRAP, *({"action": a} for a in ("pass", "pass", "resolve", "resolve"))]
+    actions.append({"action": "normal_draw"})
+    model, engine = ReferenceAdapter(rules.model_dump()), _engine(rules)
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for i, action in enumerate(actions, 1):
+        want, got = model.apply(action), engine.apply(action)  # type: ignore[attr-defined]
+        assert not isinstance(want, str) and not isinstance(got, str), (i, action, want, got)
+        assert not _differences(want, got), (i, action, _differences(want, got)[:4])
+
+
+def test_a_trap_before_the_draw_with_no_before_the_draw_effect_is_refused_on_both_sides() -> None:
+    """6.3.1: before the draw, with no 'before the draw' effect activated, nothing is activated."""
+    _refused_on_both_sides([*_TRAP_SET, _TRAP], "nothing is done in the Draw Phase before the normal draw")

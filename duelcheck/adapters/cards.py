@@ -108,6 +108,7 @@ TYPE_WORD = {
     MonsterEffect.FLIP: "flip",
     MonsterEffect.TRIGGER: "trigger",
     MonsterEffect.CONTINUOUS: "continuous",
+    MonsterEffect.BEFORE_DRAW: "before_draw",
 }
 WORD_TYPE = {w: t for t, w in TYPE_WORD.items()}
 EFFECT_NAMES = {e.name.lower(): e for e in Effect}
@@ -216,6 +217,7 @@ EFFECT_TYPE_CONTINUOUS=0x800 EFFECT_DIRECT_ATTACK=74 EFFECT_DESTROY_REPLACE=50 E
 REASON_REPLACE=0x1000000
 TYPE_TRAP=0x4
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
+EVENT_PREDRAW=1113
 PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_DAMAGE=0x20 PHASE_DAMAGE_CAL=0x40
 PHASE_BATTLE=0x80 PHASE_END=0x200
 RESET_EVENT=0x1000 RESETS_STANDARD=0x1fe0000 RESET_OPPO_TURN=0x20000000 RESET_PHASE=0x40000000
@@ -457,6 +459,12 @@ _MONSTER_TYPE = {
         "EVENT_BATTLE_DESTROYED",
         "local c=e:GetHandler() return c:IsLocation(LOCATION_GRAVE) and c:IsReason(REASON_BATTLE)",
     ),
+    # 6.3.1 (001:L16): "before your normal draw in your Draw Phase": the core raises the event before it draws
+    MonsterEffect.BEFORE_DRAW: (
+        "EFFECT_TYPE_FIELD+EFFECT_TYPE_TRIGGER_O",
+        "EVENT_PREDRAW",
+        "return tp==Duel.GetTurnPlayer()",
+    ),
 }
 
 
@@ -501,7 +509,7 @@ def _effect_lua(
         flags.append("EFFECT_FLAG_DELAY")
     if flags:
         lines.append(f"  e:SetProperty({'+'.join(flags)})")
-    if "IGNITION" in effect_type or "QUICK" in effect_type:
+    if "IGNITION" in effect_type or "QUICK" in effect_type or "FIELD" in effect_type:
         lines.append("  e:SetRange(LOCATION_MZONE)")
         lines.append("  e:SetCountLimit(1)")  # the model's catalogue: a monster's effect is used once per turn
     before = BEFORE_DAMAGE_CALCULATION if in_damage_step == "before" else None

@@ -523,6 +523,7 @@ _READERS: dict[int, Callable[[EdoLibrary, bytes], dict[str, Any]]] = {
     oc.MSG_SELECT_EFFECTYN: lambda lib, b: {
         "player": b[0],
         "code": struct.unpack_from("<I", b, 1)[0],
+        "sequence": struct.unpack_from("<I", b, 7)[0],  # the card's place: controller, location, sequence
         "desc": struct.unpack_from("<Q", b, 15)[0],
     },
     oc.MSG_SELECT_YESNO: lambda lib, b: {"player": b[0], "desc": struct.unpack_from("<Q", b, 1)[0]},

@@ -193,9 +193,21 @@ class ModelEngine:
 
         return self.ts.enabled(s, SKIPPED, {"activate": lambda st: activations(st, from_hand=False)})
 
+    @staticmethod
+    def _moves(parsed: Any, state: State) -> list[Any]:
+        """The rules' steps an action stands for. A pass before the normal draw, where the turn player may
+        start a chain with a "before the draw" effect, is an engine's "no": the turn player declines and draws
+        (6.3.1)."""
+        from duelcheck.log import Move
+        from duelcheck.model.rules import draw_pending
+
+        if parsed.action == "pass" and draw_pending(state) and not state.g("chain_len"):
+            return [Move("normal_draw", {})]
+        return list(moves(parsed))
+
     def _legal(self, entry: dict[str, Any]) -> bool:
         state = self.state
-        for mv in moves(_ACTION.validate_python(entry)):
+        for mv in self._moves(_ACTION.validate_python(entry), state):
             got = self.ts.apply(state, mv.name, mv.params)
             if not got.ok or got.state is None:
                 return False
@@ -211,7 +223,7 @@ class ModelEngine:
         except ValidationError as exc:
             return f"not a duel-log action ({exc.errors()[0]['msg']})"
         state = self.decision()
-        for mv in moves(parsed):
+        for mv in self._moves(parsed, state):
             got = self.ts.apply(state, mv.name, mv.params)
             if not got.ok or got.state is None:
                 return got.reason or "refused"
@@ -249,7 +261,7 @@ class ModelEngine:
         if entry.get("action") == "pass" and self.then is not None:
             parsed = _ACTION.validate_python({**entry, "then": self.then})
         self.then = None
-        for mv in moves(parsed):
+        for mv in self._moves(parsed, self.state):
             why = self._step(mv.name, mv.params)
             if why is not None:
                 return why

@@ -626,7 +626,8 @@ LAYOUTS.update(
         MSG_WIN: _fixed(2, "player:B,reason:B"),
         MSG_SELECT_BATTLECMD: _battle,
         MSG_SELECT_IDLECMD: _idle,
-        MSG_SELECT_EFFECTYN: _fixed(13, "player:B,code:I,info:I,desc:I"),
+        # the card's place (info): controller, location, sequence and position, a byte each
+        MSG_SELECT_EFFECTYN: _fixed(13, "player:B,code:I,controller:B,location:B,sequence:B,position:B,desc:I"),
         MSG_SELECT_YESNO: _fixed(5, "player:B,desc:I"),
         MSG_SELECT_OPTION: _select_option,
         MSG_SELECT_CARD: _select_card,

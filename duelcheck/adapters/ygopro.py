@@ -75,6 +75,9 @@ _KNOBS = {
     "deck_size": "the decks dealt",
     "chain_links": "a bound of the model only",
     "damage_step_activations": "the cards' scripts: their Damage Step flags (duelcheck/adapters/cards.py)",
+    # 6.3.1: the core lets any card be chained to a "before the draw" effect (docs/engine-findings.md F15): "any"
+    # is its own reading; under "answers" (the default) the difference is a finding, "none" it never plays
+    "before_draw_chain": "the core's own reading (any); compared under answers too",
 }
 
 
@@ -86,6 +89,8 @@ def expressible(rules: Rules) -> str | None:
             "ygopro-core has no master rule with both first_turn_draw and trigger_only_in_location "
             "(rule 2 draws on turn 1, rule 5 loses a trigger whose card moved)"
         )
+    if rules.before_draw_chain == "none":
+        return 'ygopro-core has no switch for before_draw_chain = "none" (it lets any card be chained there)'
     if changed:
         return (
             "ygopro-core has no switch for "
@@ -136,6 +141,7 @@ class Ygopro:
         self.repeated_windows = 0  # second chances the core gave with nothing done since (passed here)
         self.step: str | None = None  # "battle_step" or "damage" within the Battle Phase (never announced)
         self.chain = 0  # links on the chain (MSG_CHAINING, MSG_CHAIN_END)
+        self.drawn = False  # the turn player has made this turn's normal draw (MSG_DRAW outside a chain)
         self.ending = False  # the turn player asked to end the phase (to the Battle or End Phase)
         self.attack_open = False  # an attack is being declared (MSG_ATTACK until the Damage Step or its negation)
         self.links: dict[int, int] = {}  # the chain's links: link number -> the code of the card activated
@@ -269,6 +275,9 @@ class Ygopro:
         if msg.code == oc.MSG_NEW_TURN:
             self.turn += 1
             self.turn_player = f["player"]
+            self.drawn = False
+        elif msg.code == oc.MSG_DRAW and self.phase == oc.PHASE_DRAW and not self.chain:
+            self.drawn = True  # the normal draw (an effect's draw comes while its chain resolves)
         elif msg.code == oc.MSG_NEW_PHASE:
             self.phase = f["phase"]
             self.step = None
@@ -496,6 +505,8 @@ class Ygopro:
             out.append({"action": "replay", "target": "stop"})
         elif msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(f["code"]):  # 6.3.4.3.3: applied or declined
             out += [{"action": "replace_destruction"}, {"action": "replace_destruction", "decline": True}]
+        elif msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(f["code"]):  # 6.3.1: activated, or the draw
+            out += [self._activation(f), {"action": "pass"}]
         elif msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting optional trigger: activated or declined
             out += [*self._activations({"code": f["code"]}, 1), {"action": "trigger", "decline": True}]
         elif msg.code == oc.MSG_SELECT_OPTION and f["options"] == SKIPPED_MAIN1_OPTIONS:
@@ -600,7 +611,10 @@ class Ygopro:
         if msg is None:
             return "the duel is over" if self.winner is not None else "the core is not asking for an action"
         name = action.get("action")
-        if name in ("normal_draw", "discard", "resolve") or (name == "pass" and msg.code != oc.MSG_SELECT_CHAIN):
+        asks = msg.code == oc.MSG_SELECT_CHAIN or (
+            msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(msg.fields["code"])
+        )
+        if name in ("normal_draw", "discard", "resolve") or (name == "pass" and not asks):
             return self.observe()  # the core does these itself when the rules say so
         choice = self._choice(msg, action)
         if isinstance(choice, str):
@@ -745,6 +759,8 @@ class Ygopro:
 
             ends = post.g("turn") == pre.g("turn") and post.g("phase") != pre.g("phase") and main1_ends(pre)
             return (0 if action.get("then") == "battle_phase" else 1) if ends else None
+        if msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(f["code"]):  # 6.3.1: declined: the normal draw
+            return 0 if name == "normal_draw" and self._asks_at(pre) else None
         if msg.code == oc.MSG_SELECT_CHAIN:  # a pass, or the first of the two passes `end_step` stands for
             if name == "end_step" and f["player"] != pre.g("prio") and not pre.g("chain_len"):
                 # the second of the two: the core passed for the first player, who had nothing to activate
@@ -755,7 +771,8 @@ class Ygopro:
                 phase = PHASE_NAME[Phase(pre.g("phase"))]
                 same = pre.g("turn") == max(self.turn, 1) and (seen is None or seen == phase)
                 return -1 if same else None
-            return -1 if name in ("pass", "end_step") and self._asks_at(pre) else None
+            # (a normal draw, where the core asks first whether to start a chain before the draw, 6.3.1)
+            return -1 if name in ("pass", "end_step", "normal_draw") and self._asks_at(pre) else None
         if msg.code not in (oc.MSG_SELECT_IDLECMD, oc.MSG_SELECT_BATTLECMD):
             return None
         # the end of a Main Phase or of the Battle Step: the phase ends in the rules' play (both passed)
@@ -787,8 +804,12 @@ class Ygopro:
             return False
         from duelcheck.model.rules import must_draw
 
-        if state.g("phase") == Phase.DRAW and must_draw(state) and not state.g("drew"):
-            return False  # the core asks in the Draw Phase only after the draw (6.3.1)
+        before_draw = state.g("phase") == Phase.DRAW and must_draw(state) and not state.g("drew")
+        opening = msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(msg.fields["code"])
+        if before_draw and (self.drawn or not (opening or msg.code == oc.MSG_SELECT_CHAIN)):
+            # the core asks in the Draw Phase before the draw only about a chain a "before the draw" effect
+            # starts (6.3.1); everything else after the draw
+            return False
         if state.g("resolving"):
             return False  # the core resolves a chain within the pass that starts it: nobody is asked meanwhile
         phase = PHASE_NAME[Phase(state.g("phase"))]
@@ -797,7 +818,7 @@ class Ygopro:
 
         asked = state.g("prio")
         replacement = msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(msg.fields["code"])
-        if msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting trigger is its controller's, the turn player's first
+        if msg.code == oc.MSG_SELECT_EFFECTYN and not opening:  # a waiting trigger: its controller's, tp's first
             tp = state.tp
             asked = tp if trigger_due(state, tp) else 1 - tp
         if replacement:  # 6.3.4.3.3: a destruction replacement, the turn player's first
@@ -812,6 +833,8 @@ class Ygopro:
             return bool(state.g("replay")) and not (state.g("chain_len") or state.g("resolving"))
         if replacement:  # 6.3.4.3.3: the rules are at damage calculation, with that player deciding
             return bool(state.g("replacing", asked))
+        if opening:  # 6.3.1: the turn player, before the draw, with no chain yet
+            return bool(before_draw) and not state.g("chain_len")
         if msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting trigger (6.3.4.3.4): the rules' trigger is due there
             return bool(trigger_due(state, asked)) and not state.g("resolving")
         return True
@@ -892,6 +915,10 @@ class Ygopro:
             return 0 if action.get("target") == "stop" else 1
         if msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(f["code"]):
             return (0 if action.get("decline") else 1) if name == "replace_destruction" else refused
+        if msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(f["code"]):  # 6.3.1: no: the turn player draws
+            if name == "pass":
+                return 0
+            return 1 if name == "activate_effect" and self._activation(f) == _untargeted(action) else refused
         if msg.code == oc.MSG_SELECT_EFFECTYN and name == "trigger":
             return 0 if action.get("decline") else 1
         if msg.code == oc.MSG_SELECT_OPTION and name == "end_step" and f["options"] == SKIPPED_MAIN1_OPTIONS:
@@ -998,6 +1025,16 @@ def _spec(code: int, always_cost: bool = False) -> dict[str, Any]:
     if not always_cost and card.get("cost") == "none":
         card.pop("cost")
     return card
+
+
+def _before_draw(code: int) -> bool:
+    """Whether the card the core asks about is a monster whose effect "before your normal draw" it offers (6.3.1)."""
+    try:
+        card = catalogue.card_of(code)
+    except (KeyError, ValueError):
+        return False
+    effect = card.get("effect")
+    return isinstance(effect, dict) and effect.get("type") == "before_draw"
 
 
 def _replaces(code: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -75,15 +76,29 @@ def board(ts: TransitionSystem, **changes: Any) -> State:
 
 
 def walk(ts: TransitionSystem, seed: int, length: int) -> State:
-    """The state after `length` steps, each chosen uniformly among every enabled step (fewer if none is)."""
-    rng = random.Random(seed)
-    s = ts.init()
-    for _ in range(length):
-        options = list(ts.successors(s))
-        if not options:
-            break
-        s = rng.choice(options).state
-    return s
+    """The state after `length` steps, each chosen uniformly among every enabled step (fewer if none is).
+    A walk is a function of the rules the system runs (the mutant active, if any), the seed and the length:
+    each is made once per system and kept (the interpreter's enumeration of every successor is the cost)."""
+    from duelcheck.model import state as S
+
+    hook = S.MUTATION
+    key = (id(hook), seed, length)  # the hook is kept with the walk, so that its id names it while kept
+    kept = _WALKS.setdefault(ts, {})
+    if key not in kept:
+        rng = random.Random(seed)
+        s = ts.init()
+        for _ in range(length):
+            options = list(ts.successors(s))
+            if not options:
+                break
+            s = rng.choice(options).state
+        kept[key] = (hook, s)
+    return kept[key][1]
+
+
+_WALKS: weakref.WeakKeyDictionary[TransitionSystem, dict[tuple[int, int, int], tuple[Any, State]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 REPLAY_DIRECT = [  # turn 2: an attack on the only monster, destroyed in answer; the attacker re-selects directly

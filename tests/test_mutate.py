@@ -103,22 +103,25 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
 
 # -- the two semantics agree under guard mutants ----------------------------------------------------------------
 
+# eight mutants, each kind among them, run by default; the other seven with --runslow (the same test)
 AGREEMENT = [
     "drop:normal_draw:3",  # the first player draws on turn 1
-    "negate:normal_draw:2",  # a draw only once a card was drawn
+    pytest.param("negate:normal_draw:2", marks=pytest.mark.slow),  # a draw only once a card was drawn
     "drop:pass:18",  # a guard of the pass that ends Main Phase 1: a Battle Phase on turn 1 (end_step's too)
     "negate:pass:9",  # a first pass only with a choice
-    "drop:flip_summon:14",  # Flip Summon on the turn the monster was Set
-    "negate:discard:1",  # discard when not discarding
-    "write:normal_draw:3",  # the normal draw leaves the hand as it was
-    "swap:normal_draw:3",  # the opponent gets the drawn card
+    pytest.param("drop:flip_summon:14", marks=pytest.mark.slow),  # Flip Summon on the turn the monster was Set
+    pytest.param("negate:discard:1", marks=pytest.mark.slow),  # discard when not discarding
+    pytest.param("write:normal_draw:3", marks=pytest.mark.slow),  # the normal draw leaves the hand as it was
+    pytest.param("swap:normal_draw:3", marks=pytest.mark.slow),  # the opponent gets the drawn card
     "swap:activate:2",  # the LP cost paid by the opponent
     "swap:pass:21",  # battle damage to the other player
     "write:pass:13",  # a phase change that forgets a write
-    "compare:normal_draw:0",  # a comparison of the draw rule given its boundary twin
+    # a comparison of the draw rule given its boundary twin
+    pytest.param("compare:normal_draw:0", marks=pytest.mark.slow),
     "compare:live:0",  # the duel read as over while it goes on (every action's guard)
     "compare:damage_calculation:1",  # the battle damage table at equality (> read as >=)
-    "compare:normal_draw:1",  # a player with exactly the cards to draw loses as if the deck were empty
+    # a player with exactly the cards to draw loses as if the deck were empty
+    pytest.param("compare:normal_draw:1", marks=pytest.mark.slow),
 ]
 
 

@@ -154,6 +154,8 @@ sometimes(
     "A 'before the draw' effect is activated before the normal draw, and answered there.",
     step(_before_draw_effect, "effect"),
     step(_answered_before_draw, "answered"),
+    # the clause's letter (before_draw_chain = "none") lets nothing be chained to it
+    vanishes=lambda r, case: case == "answered" and r.before_draw_chain == "none",
 )
 
 

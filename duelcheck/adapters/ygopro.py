@@ -503,9 +503,9 @@ class Ygopro:
         elif msg.code == oc.MSG_SELECT_YESNO and f["desc"] == REPLAY_QUESTION:
             out += [{"action": "replay", "target": t} for t in self._probe_replay()]
             out.append({"action": "replay", "target": "stop"})
-        elif msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(f["code"]):  # 6.3.4.3.3: applied or declined
+        elif _replaces(msg):  # 6.3.4.3.3: applied or declined
             out += [{"action": "replace_destruction"}, {"action": "replace_destruction", "decline": True}]
-        elif msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(f["code"]):  # 6.3.1: activated, or the draw
+        elif _before_draw(msg):  # 6.3.1: activated, or the draw
             out += [self._activation(f), {"action": "pass"}]
         elif msg.code == oc.MSG_SELECT_EFFECTYN:  # a waiting optional trigger: activated or declined
             out += [*self._activations({"code": f["code"]}, 1), {"action": "trigger", "decline": True}]
@@ -611,9 +611,7 @@ class Ygopro:
         if msg is None:
             return "the duel is over" if self.winner is not None else "the core is not asking for an action"
         name = action.get("action")
-        asks = msg.code == oc.MSG_SELECT_CHAIN or (
-            msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(msg.fields["code"])
-        )
+        asks = msg.code == oc.MSG_SELECT_CHAIN or _before_draw(msg)
         if name in ("normal_draw", "discard", "resolve") or (name == "pass" and not asks):
             return self.observe()  # the core does these itself when the rules say so
         choice = self._choice(msg, action)
@@ -759,7 +757,7 @@ class Ygopro:
 
             ends = post.g("turn") == pre.g("turn") and post.g("phase") != pre.g("phase") and main1_ends(pre)
             return (0 if action.get("then") == "battle_phase" else 1) if ends else None
-        if msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(f["code"]):  # 6.3.1: declined: the normal draw
+        if _before_draw(msg):  # 6.3.1: declined: the normal draw
             return 0 if name == "normal_draw" and self._asks_at(pre) else None
         if msg.code == oc.MSG_SELECT_CHAIN:  # a pass, or the first of the two passes `end_step` stands for
             if name == "end_step" and f["player"] != pre.g("prio") and not pre.g("chain_len"):
@@ -805,7 +803,7 @@ class Ygopro:
         from duelcheck.model.rules import must_draw
 
         before_draw = state.g("phase") == Phase.DRAW and must_draw(state) and not state.g("drew")
-        opening = msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(msg.fields["code"])
+        opening = _before_draw(msg)
         if before_draw and (self.drawn or not (opening or msg.code == oc.MSG_SELECT_CHAIN)):
             # the core asks in the Draw Phase before the draw only about a chain a "before the draw" effect
             # starts (6.3.1); everything else after the draw
@@ -817,7 +815,7 @@ class Ygopro:
         from duelcheck.model.rules import replacement_decider, trigger_due
 
         asked = state.g("prio")
-        replacement = msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(msg.fields["code"])
+        replacement = _replaces(msg)
         if msg.code == oc.MSG_SELECT_EFFECTYN and not opening:  # a waiting trigger: its controller's, tp's first
             tp = state.tp
             asked = tp if trigger_due(state, tp) else 1 - tp
@@ -913,9 +911,9 @@ class Ygopro:
             if {k: v for k, v in action.items() if k in ("action", "target")} not in self.offers():
                 return refused
             return 0 if action.get("target") == "stop" else 1
-        if msg.code == oc.MSG_SELECT_EFFECTYN and _replaces(f["code"]):
+        if _replaces(msg):
             return (0 if action.get("decline") else 1) if name == "replace_destruction" else refused
-        if msg.code == oc.MSG_SELECT_EFFECTYN and _before_draw(f["code"]):  # 6.3.1: no: the turn player draws
+        if _before_draw(msg):  # 6.3.1: no: the turn player draws
             if name == "pass":
                 return 0
             return 1 if name == "activate_effect" and self._activation(f) == _untargeted(action) else refused
@@ -1027,23 +1025,28 @@ def _spec(code: int, always_cost: bool = False) -> dict[str, Any]:
     return card
 
 
-def _before_draw(code: int) -> bool:
-    """Whether the card the core asks about is a monster whose effect "before your normal draw" it offers (6.3.1)."""
+def _effect_asked(msg: oc.Message) -> dict[str, Any] | None:
+    """The monster effect, in the log's words, of the card the core's yes/no question (MSG_SELECT_EFFECTYN) is
+    about; None for any other decision or card."""
+    if msg.code != oc.MSG_SELECT_EFFECTYN:
+        return None
     try:
-        card = catalogue.card_of(code)
+        card = catalogue.card_of(msg.fields["code"])
     except (KeyError, ValueError):
-        return False
+        return None
     effect = card.get("effect")
-    return isinstance(effect, dict) and effect.get("type") == "before_draw"
+    return effect if isinstance(effect, dict) else None
 
 
-def _replaces(code: int) -> bool:
-    """Whether the card the core asks about is a monster whose destruction replacement it offers (6.3.4.3.3)."""
-    try:
-        card = catalogue.card_of(code)
-    except (KeyError, ValueError):
-        return False
-    return card.get("effect") == {"type": "continuous", "effect": "discard_instead"}
+def _before_draw(msg: oc.Message) -> bool:
+    """Whether the core asks whether to activate a monster's effect "before your normal draw" (6.3.1)."""
+    effect = _effect_asked(msg)
+    return effect is not None and effect.get("type") == "before_draw"
+
+
+def _replaces(msg: oc.Message) -> bool:
+    """Whether the core asks whether to apply a monster's destruction replacement (6.3.4.3.3)."""
+    return _effect_asked(msg) == {"type": "continuous", "effect": "discard_instead"}
 
 
 def _untargeted(action: dict[str, Any]) -> dict[str, Any]:

@@ -289,12 +289,20 @@ def open_window(n: Builder) -> None:
 def activated_type(s: State, kind: Val) -> Val:
     """The monster effect type a link of this kind comes from when a monster's effect is activated from the
     field with `activate` (model/cards.py ACTIVATED_BY_KIND); 0 for other kinds."""
-    return s.k.sel([int(ACTIVATED_BY_KIND.get(Kind(i), 0)) for i in range(len(Kind))], kind, w=3)
+    return s.k.sel(_ACTIVATED_TYPE, kind, w=3)
 
 
 def speed(s: State, kind: Val) -> Val:
     """seed 000, spell speeds."""
-    return s.k.sel([SPEED[Kind(i)] for i in range(len(Kind))], kind, w=4)
+    return s.k.sel(_SPEED, kind, w=4)
+
+
+# the two tables above by a link kind's code, built once (the rules read them at every activation)
+_ACTIVATED_TYPE = tuple(int(ACTIVATED_BY_KIND.get(Kind(i), 0)) for i in range(len(Kind)))
+_SPEED = tuple(SPEED[Kind(i)] for i in range(len(Kind)))
+_ACTIVATED_KINDS = tuple(ACTIVATED_BY_KIND)
+_EFFECTS = tuple(Effect)
+_COSTS = tuple(Cost)
 
 
 def first_free(s: State, flags: list[Val]) -> tuple[Val, Val]:
@@ -1025,8 +1033,8 @@ def set_spell_trap(s: State, a: Params, n: Builder) -> None:
     require_open_main(s, n)
     n.require(s.g("hand", tp) > 0, "the turn player has no card in hand")
     n.require(k.one_of(a.kind, (*SPELLS, *TRAPS)), "only a Spell or a Trap is Set in a Spell & Trap Zone")
-    n.require(k.one_of(a.eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
-    n.require(k.one_of(a.cost, tuple(Cost)), "model catalogue: a cost from the catalogue")
+    n.require(k.one_of(a.eff, _EFFECTS), "model catalogue: an effect from the catalogue")
+    n.require(k.one_of(a.cost, _COSTS), "model catalogue: a cost from the catalogue")
     free, z = first_free(s, s.row("s_occ", tp))
     n.require(free, "seed 000: no free Spell & Trap Zone")
     require_window_closed(s, n)
@@ -1052,13 +1060,13 @@ def activate(s: State, a: Params, n: Builder) -> None:
     require_can_act(s, n, p, before_draw=k.or_(length > 0, a.kind == Kind.TRIGGER))
     n.require(length < r.chain_links, f"model bound: the chain holds at most {r.chain_links} links")
     kind, eff = a.kind, a.eff
-    n.require(k.one_of(eff, tuple(Effect)), "model catalogue: an effect from the catalogue")
-    n.require(k.one_of(a.cost, tuple(Cost)), "model catalogue: a cost from the catalogue")
+    n.require(k.one_of(eff, _EFFECTS), "model catalogue: an effect from the catalogue")
+    n.require(k.one_of(a.cost, _COSTS), "model catalogue: a cost from the catalogue")
     n.require(  # (a Trigger effect here is a monster's "before the draw" effect: its own checks come last, 6.3.1)
         kind != Kind.FLIP,
         "6.3.4.3.4: a Flip effect is activated when its event happens (trigger), not at will",
     )
-    monster = k.one_of(kind, tuple(ACTIVATED_BY_KIND))
+    monster = k.one_of(kind, _ACTIVATED_KINDS)
     from_hand = k.and_(a.zone == HAND, k.not_(monster))
     card = k.not_(monster)  # a Spell or Trap card, from the hand or Set
     with n.when(from_hand):

@@ -840,6 +840,12 @@ def normal_draw(s: State, a: Params, n: Builder) -> None:
     n.require(
         k.and_(s.g("chain_len") == 0, k.not_(s.g("resolving"))), "6.3.1: the chain before the draw resolves first"
     )
+    # and what its resolution triggered (a Flip effect, where any card may be chained to it: before_draw_chain) is
+    # activated, or declined, before the draw too (6.3.4.3.4: a triggered effect comes before anything else)
+    n.require(
+        k.not_(any_trigger_due(s)),
+        "6.3.1: a triggered effect waiting before the draw is activated, or declined, before the draw is made",
+    )
 
 
 @action("pass", "6.3", ("choice",), _choices)

@@ -115,14 +115,11 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             ),
         ),
         # 6.3.1: before the normal draw nothing is done but a chain a "before the draw" effect of the turn
-        # player's starts, answered only by what answers an activation; with no chain (and nothing waiting) the
-        # turn player holds priority and no one has passed
+        # player's starts, answered only by what answers an activation; with no chain the turn player holds
+        # priority and no one has passed
         k.implies(
             draw_pending(s),
-            k.implies(
-                k.and_(length == 0, s.g("winner") == 0, *(s.g("trig", p) == Pending.NONE for p in (0, 1))),
-                k.and_(s.g("prio") == tp, k.not_(s.g("passed"))),
-            ),
+            k.implies(k.and_(length == 0, s.g("winner") == 0), k.and_(s.g("prio") == tp, k.not_(s.g("passed")))),
         ),
         # 6.3.1: a 'before the draw' effect that draws is activated with a card in the deck, and nothing else on
         # its chain draws, so its chain ends no duel by a draw (an answer's LP cost may end it, mid-chain): with no

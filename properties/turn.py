@@ -107,11 +107,14 @@ def _only_before_draw_effects(s: State, a: ActionView, t: State) -> Val:
 
 
 def _starts_before_draw(s: State, a: ActionView, t: State) -> Val:
-    """A chain before the draw is started by a "before the draw" effect, its controller being the turn player."""
+    """A chain before the draw is started by a "before the draw" effect, its controller being the turn player;
+    where any card may be chained to it (`before_draw_chain = "any"`), also by what that chain's resolution
+    triggered (a Flip effect of a monster it flipped face-up), activated before the draw."""
     k = s.k
     added, _, _, owner = new_link(s, t)
     opens = k.and_(_before_the_draw(s), added, s.g("chain_len") == 0)
-    return k.implies(opens, k.and_(_before_draw_effect(s, a, t), owner == s.tp))
+    triggered = a.is_("trigger") if s.r.before_draw_chain == "any" else False
+    return k.implies(opens, k.or_(k.and_(_before_draw_effect(s, a, t), owner == s.tp), triggered))
 
 
 def _answers_before_draw(s: State, a: ActionView, t: State) -> Val:

@@ -35,6 +35,9 @@ from duelcheck.rules import Rules
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "boards.md"
 DRAW_ONE = "6.3.1: the turn player draws only one card in the Draw Phase"
+WAITING_BEFORE_DRAW = (
+    "6.3.1: a triggered effect waiting before the draw is activated, or declined, before the draw is made"
+)
 
 
 def cli(*args: str) -> Any:
@@ -55,9 +58,10 @@ def test_guards_are_collected_with_their_reasons() -> None:
         DRAW_ONE,
         "6.3.1: the player who goes first does not draw on turn 1",
         "6.3.1: the chain before the draw resolves first",
+        WAITING_BEFORE_DRAW,
     ]
     assert callable(draw.guards[0].said) and all(g.tested for g in draw.guards)
-    assert len(draw.terms) == 5
+    assert len(draw.terms) == 6
     summon = table["normal_summon"]
     skipped = [g.reason for g in summon.guards if not g.tested]
     assert len(skipped) == 2 and all(r.startswith(("model range", "model catalogue")) for r in skipped)
@@ -103,7 +107,9 @@ def test_coverage_of_normal_draw(draw_boards: Path) -> None:
     # twin can exist
     assert by_reason["6.3.1: the normal draw is made in the Draw Phase"]["status"] == "unreachable"
     assert by_reason["duel_over"]["status"] == "unreachable"
-    assert cov["summary"]["twins"] == 2 and cov["summary"]["unreachable"] == 2
+    # under the official rules only a negation is chained before the draw: nothing it triggers can wait there
+    assert by_reason[WAITING_BEFORE_DRAW]["status"] == "unreachable"
+    assert cov["summary"]["twins"] == 2 and cov["summary"]["unreachable"] == 3
     clauses = {row["clause"]: row for row in cov["clauses"]}
     assert clauses["6.3.1"]["covered"]
     text = (draw_boards / "coverage.txt").read_text()

@@ -65,6 +65,7 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
         "6.3.1: the turn player draws only one card in the Draw Phase",
         NO_TURN_1_DRAW,
         "6.3.1: the chain before the draw resolves first",  # last, so that no other guard moves
+        "6.3.1: a triggered effect waiting before the draw is activated, or declined, before the draw is made",
     ]
     # require_can_act's eight guards come first, then the action's own, in call order
     assert sites[("declare_attack", 8)].reason == "6.3.4.2: attacks are declared in the Battle Step"
@@ -85,8 +86,8 @@ def test_guard_sites_of_a_few_actions_with_their_reasons() -> None:
     assert len(run) == len(summon) - 2 and {m.id for m in excluded} == {
         f"drop:normal_summon:{g.index}" for g in summon if not g.scored
     }
-    run, _ = mu.select_mutants(only="normal_draw", limit=6)
-    assert [m.id for m in run] == [*(f"drop:normal_draw:{i}" for i in range(5)), "negate:normal_draw:0"]
+    run, _ = mu.select_mutants(only="normal_draw", limit=7)
+    assert [m.id for m in run] == [*(f"drop:normal_draw:{i}" for i in range(6)), "negate:normal_draw:0"]
     with pytest.raises(InputError, match="did you mean normal_draw"):
         mu.select_mutants(only="normal_drew")
     bad = CliRunner().invoke(main, ["mutate", "--only", "normal_drew"])

@@ -510,6 +510,14 @@ class MutationHook:
     def end(self) -> None:
         self.action = None
 
+    def changes_runs_of(self, actions: frozenset[str]) -> bool:
+        """Whether a run of these actions' bodies may come out otherwise than with no hook: only a run of the
+        mutant's own action is changed (guards and writes are counted and changed per action run); a hook that
+        records sites must see every run."""
+        if self.sites is not None or self.writes is not None:
+            return True
+        return self.mutant is not None and self.mutant.action in actions
+
     def visit(self, reason: str | Callable[[State], str]) -> str | None:
         """The change made to this `require` call: "drop", "negate" or None."""
         if self.action is None:  # a body run outside the system (a property's `enabled`): the rules as written
@@ -525,6 +533,8 @@ class MutationHook:
 
 
 MUTATION: MutationHook | None = None
+# the actions whose bodies have run, while the transition system records them (model/system.py `_body_terms`)
+RUNS: set[str] | None = None
 
 
 @contextmanager
@@ -533,6 +543,8 @@ def action_body(action: str) -> Iterator[None]:
     the body ends. Runs nest: an action body that takes another action as part of itself (`end_step`'s two
     passes) runs it as that action, counted from its first call as a run of its own, and its own run goes on
     after it."""
+    if RUNS is not None:
+        RUNS.add(action)
     hook = MUTATION
     if hook is None:
         yield

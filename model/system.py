@@ -82,6 +82,12 @@ class NoHistory:
 # own system) and copies it instead of building it; the few kept last are enough for that
 _TEMPLATES: dict[tuple[Any, ...], SymStep] = {}
 _KEPT = 4
+# each action's terms over the template variables (its guard and the values it writes, or a composite's with the
+# history its parts advance), by what the relation is made from and the action, with the actions whose bodies
+# its run ran: a mutant that changes one action's runs (a guard or a write: model/state.py `MutationHook`) has its
+# relation built from these for every other action, and runs only the bodies it changes. Kept for the rule sets
+# of the last few relations
+_BODY_TERMS: dict[tuple[Any, ...], dict[str, tuple[Any, dict[Key, Any], frozenset[str]]]] = {}
 
 
 class TransitionSystem:
@@ -250,6 +256,8 @@ class TransitionSystem:
         tpl = _TEMPLATES.pop(key, None)
         if tpl is None:
             tpl = self._build_step(self.sym_state("@pre"), "@post", fine)
+        else:
+            self._body_terms(tpl.pre, "@post")  # its actions' terms are asked for too: kept as long
         _TEMPLATES[key] = tpl  # the last asked for is the last to go
         while len(_TEMPLATES) > _KEPT:
             del _TEMPLATES[next(iter(_TEMPLATES))]  # the one asked for longest ago first
@@ -260,11 +268,17 @@ class TransitionSystem:
         bodies, the functions of the rules' module and the builder's methods (a rule or a guard swapped for
         another is another object, so another relation); None while a mutation hook is installed (it keeps
         counts as a body runs: that relation is built each time)."""
-        from duelcheck.model import rules as rules_module
         from duelcheck.model import state as state_module
 
         if state_module.MUTATION is not None:
             return None
+        return self._made_of(fine)
+
+    def _made_of(self, fine: bool) -> tuple[Any, ...] | None:
+        """`_made_from`, whatever mutation hook is installed (the relation with no hook)."""
+        from duelcheck.model import rules as rules_module
+        from duelcheck.model import state as state_module
+
         counters = getattr(self.history, "counters", None)
         history = tuple((c.spec, *_code(c.advance)) for c in counters) if counters is not None else type(self.history)
         bodies = tuple((a.name, a.body, a.parts) for a in self.actions)
@@ -284,19 +298,14 @@ class TransitionSystem:
         updates: dict[Key, Any] = {key: pre.v[key] for key in self.keys}
         choices = []
         composed: dict[int, State] = {}
+        terms = self._body_terms(pre, tag)
         for code, a in enumerate(self.actions):
             params = Params({name: pvars[name] for name in a.params})
             if a.parts is not None and fine:
                 continue
+            g, values = self._action_terms(terms, pre, a, params)
             if a.parts is not None:
-                g, post_v = self._composite(pre, a, params)
-                composed[code] = post_v
-                values = post_v.v
-            else:
-                n = pre.edit()
-                with action_body(a.name):  # the same run of the mutation hook as in `apply`
-                    a.body(pre, params, n)
-                g, values = n.guard(), n.v
+                composed[code] = State(pre.k, pre.r, pre.schema, values)
             unused = [self._zero(PARAMS[name], pvars[name]) for name in PARAMS if name not in a.params]
             choices.append(z3.And(act == code, g, *unused))
             for key in self.game_keys:
@@ -316,6 +325,55 @@ class TransitionSystem:
         # the last code, not the count: with a power of two of actions the count does not fit the code's width
         relation = z3.And(z3.Or(*choices), z3.ULE(act, len(self.actions) - 1), *domains, *frame)
         return SymStep(act, pvars, pre, post, relation)
+
+    def _body_terms(self, pre: State, tag: str) -> dict[str, tuple[Any, dict[Key, Any], frozenset[str]]] | None:
+        """The kept terms of each action for what this relation is made from, with no hook, over variables named
+        as these (None when that cannot be told: then every body runs)."""
+        key = self._made_of(False)  # an action's terms are the same in the fine relation and the whole one
+        if key is None:
+            return None
+        key = (*key, tuple(self.keys), str(pre.v[self.keys[0]]), tag)
+        terms = _BODY_TERMS.pop(key, None)
+        if terms is None:
+            terms = {}
+        _BODY_TERMS[key] = terms  # the last asked for is the last to go
+        while len(_BODY_TERMS) > _KEPT:
+            del _BODY_TERMS[next(iter(_BODY_TERMS))]
+        return terms
+
+    def _action_terms(
+        self, terms: dict[str, tuple[Any, dict[Key, Any], frozenset[str]]] | None, pre: State, a: Action, params: Params
+    ) -> tuple[Any, dict[Key, Any]]:
+        """One action's guard and the values it makes over the template variables: kept from a run with no
+        hook where the hook installed now changes none of the bodies that run ran, else run now (and kept when
+        no hook is installed)."""
+        from duelcheck.model import changes
+        from duelcheck.model import state as state_module
+
+        hook = state_module.MUTATION
+        if changes.RECORD is not None:  # the guards' names are being recorded: every body runs
+            terms = None
+        kept = terms.get(a.name) if terms is not None else None
+        if kept is not None and (hook is None or not hook.changes_runs_of(kept[2])):
+            return kept[0], {**pre.v, **kept[1]}  # the cells it left as they were are this state's own
+        outer = state_module.RUNS
+        ran: set[str] = set()
+        state_module.RUNS = ran
+        try:
+            if a.parts is not None:
+                g, post_v = self._composite(pre, a, params)
+                values = post_v.v
+            else:
+                n = pre.edit()
+                with action_body(a.name):  # the same run of the mutation hook as in `apply`
+                    a.body(pre, params, n)
+                g, values = n.guard(), n.v
+        finally:
+            state_module.RUNS = outer
+        if terms is not None and hook is None:
+            made = {key: v for key, v in values.items() if v is not pre.v[key]}
+            terms[a.name] = (g, made, frozenset(ran))
+        return g, values
 
     def _composite(self, pre: State, a: Action, params: Params) -> tuple[Any, State]:
         """A composite action's guard and the state its parts make, the history advanced after each part."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 import z3
 from conftest import walk
 from hypothesis import HealthCheck, given, settings
@@ -207,6 +210,44 @@ def test_a_relation_is_built_once_for_the_same_rule_bodies_and_again_for_others(
         ts = TransitionSystem(Rules())
         assert ts._made_from(False) is None and ts._built(False) is not again
     assert TransitionSystem(Rules())._built(False) is again  # the rules as written again
+
+
+@pytest.mark.parametrize("mutant_id", ["negate:activate:20", "drop:pass:13", "write:normal_draw:3", "swap:resolve:5"])
+def test_a_mutants_relation_from_the_kept_terms_of_its_unchanged_actions_is_the_one_built_whole(
+    mutant_id: str,
+) -> None:
+    """Under a guard or a write mutant, the relation is built from the terms kept from the rules as written for
+    every action whose run does not run the mutated one, and the bodies that do are run again: the relation is
+    the one every body run afresh makes (the same transitions), and only those bodies ran."""
+    from duelcheck.engines.mutate import actions_of, activated, mutant_by_id
+    from duelcheck.model import state as state_module
+    from duelcheck.model import system as system_module
+
+    mutant = mutant_by_id(mutant_id)
+    TransitionSystem(Rules())._built(False)  # the rules as written: each action's terms kept
+    ran: list[str] = []
+    original = state_module.action_body
+
+    def counted(action: str) -> Any:
+        ran.append(action)
+        return original(action)
+
+    with activated(mutant):
+        system_module.action_body = counted  # type: ignore[assignment]
+        try:
+            kept = TransitionSystem(Rules()).sym_step(TS.sym_state("@k0"), "@k1")
+        finally:
+            system_module.action_body = original
+        saved = dict(system_module._BODY_TERMS)
+        system_module._BODY_TERMS.clear()
+        try:
+            whole = TransitionSystem(Rules()).sym_step(TS.sym_state("@k0"), "@k1")
+        finally:
+            system_module._BODY_TERMS.update(saved)
+    solver = z3.SolverFor("QF_BV")
+    solver.add(z3.Xor(kept.relation, whole.relation))
+    assert solver.check() == z3.unsat
+    assert set(ran) == set(actions_of(mutant)) & {a.name for a in TS.actions}, ran
 
 
 def test_a_function_closing_over_a_name_not_bound_yet_is_read_without_failing() -> None:

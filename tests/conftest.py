@@ -88,10 +88,13 @@ def walk(ts: TransitionSystem, seed: int, length: int) -> State:
         rng = random.Random(seed)
         s = ts.init()
         for _ in range(length):
-            options = list(ts.successors(s))
+            options = list(ts.enabled(s))  # the instances `successors` makes, in its order, without their states
             if not options:
                 break
-            s = rng.choice(options).state
+            name, params = rng.choice(options)
+            out = ts.apply(s, name, params)
+            assert out.ok and out.state is not None, (name, params, out.reason)
+            s = out.state
         kept[key] = (hook, s)
     return kept[key][1]
 

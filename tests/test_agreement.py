@@ -224,6 +224,7 @@ def test_a_mutants_relation_from_the_kept_terms_of_its_unchanged_actions_is_the_
     from duelcheck.model import system as system_module
 
     mutant = mutant_by_id(mutant_id)
+    system_module._TEMPLATES.clear()  # built, not copied: whatever this process built before
     TransitionSystem(Rules())._built(False)  # the rules as written: each action's terms kept
     ran: list[str] = []
     original = state_module.action_body

@@ -181,6 +181,7 @@ ACTIVATED_BY_KIND = {
     Kind.QUICK_EFFECT: MonsterEffect.QUICK,
     Kind.TRIGGER: MonsterEffect.BEFORE_DRAW,
 }
+ACTIVATED_KINDS = tuple(ACTIVATED_BY_KIND)  # the link kinds a monster's effect activated with `activate` makes
 MONSTER_KINDS = (Kind.IGNITION, Kind.TRIGGER, Kind.FLIP, Kind.QUICK_EFFECT)
 
 

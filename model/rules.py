@@ -15,6 +15,7 @@ from typing import Any
 
 from duelcheck.model.cards import (
     ACTIVATED_BY_KIND,
+    ACTIVATED_KINDS,
     ATK_CAP,
     ATK_CHANGES,
     BATTLE_PHASE,
@@ -300,7 +301,6 @@ def speed(s: State, kind: Val) -> Val:
 # the two tables above by a link kind's code, built once (the rules read them at every activation)
 _ACTIVATED_TYPE = tuple(int(ACTIVATED_BY_KIND.get(Kind(i), 0)) for i in range(len(Kind)))
 _SPEED = tuple(SPEED[Kind(i)] for i in range(len(Kind)))
-_ACTIVATED_KINDS = tuple(ACTIVATED_BY_KIND)
 _EFFECTS = tuple(Effect)
 _COSTS = tuple(Cost)
 
@@ -1072,7 +1072,7 @@ def activate(s: State, a: Params, n: Builder) -> None:
         kind != Kind.FLIP,
         "6.3.4.3.4: a Flip effect is activated when its event happens (trigger), not at will",
     )
-    monster = k.one_of(kind, _ACTIVATED_KINDS)
+    monster = k.one_of(kind, ACTIVATED_KINDS)
     from_hand = k.and_(a.zone == HAND, k.not_(monster))
     card = k.not_(monster)  # a Spell or Trap card, from the hand or Set
     with n.when(from_hand):

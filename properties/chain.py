@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from duelcheck.model.cards import (
-    ACTIVATED_BY_KIND,
+    ACTIVATED_KINDS,
     HAND,
     MAIN_PHASES,
     Cost,
@@ -108,7 +108,7 @@ def _monster_effect_once(s: State, a: ActionView, t: State) -> Val:
     k = s.k
     added, kind, _, owner = new_link(s, t)
     z = a.p("zone")
-    act = k.and_(a.is_("activate"), added, k.one_of(kind, tuple(ACTIVATED_BY_KIND)))
+    act = k.and_(a.is_("activate"), added, k.one_of(kind, ACTIVATED_KINDS))
     fresh = k.or_(*(k.and_(owner == p, z == y, s.g("h_used", p, y) == 0) for p, y in zones(s, "m_occ")))
     return k.implies(act, fresh)
 

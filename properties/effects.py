@@ -5,7 +5,7 @@ pays, where it comes from, what its resolution does, targets.
 from __future__ import annotations
 
 from duelcheck.model.cards import (
-    ACTIVATED_BY_KIND,
+    ACTIVATED_KINDS,
     ATK_CAP,
     BATTLE_PHASE,
     DRAWS,
@@ -206,7 +206,7 @@ def _activation_source(s: State, a: ActionView, t: State) -> Val:
     added, kind, eff, owner = new_link(s, t)
     act = k.and_(a.is_("activate"), added)
     z = a.p("zone")
-    monster = k.one_of(kind, tuple(ACTIVATED_BY_KIND))
+    monster = k.one_of(kind, ACTIVATED_KINDS)
     from_hand = k.and_(z == HAND, k.not_(monster))
     cost = t.g("c_cost", s.g("chain_len"))
     set_card = k.and_(

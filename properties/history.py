@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from duelcheck.model.cards import (
-    ACTIVATED_BY_KIND,
+    ACTIVATED_KINDS,
     BATTLE_PHASE,
     DAMAGE_STEP,
     DELAYED,
@@ -458,7 +458,7 @@ def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
         return 0
     added, kind, _, owner = new_link(s, t)
     mine = k.and_(a.is_("activate"), added, owner == p, a.p("zone") == z)
-    own = k.and_(mine, k.one_of(kind, tuple(ACTIVATED_BY_KIND)))
+    own = k.and_(mine, k.one_of(kind, ACTIVATED_KINDS))
     turned_down = k.and_(s.g("m_up", p, z), k.not_(t.g("m_up", p, z)))
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z), k.not_(turned_down))
     return k.ite(stays, k.ite(own, 1, s.g("h_used", p, z), w=2), 0, w=2)

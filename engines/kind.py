@@ -362,6 +362,18 @@ class Induction:
                 self.notes.update(notes)
                 for name, t in seconds.items():
                     self.seconds[name] = self.seconds.get(name, 0.0) + t
+            # what a part's solver left open (its resource limit spent on the questions before) is asked again
+            # alone, on a fresh solver: which part an invariant falls in must not decide whether it is proved
+            alone = [[p] for p in candidates if p.name in open_]
+            still: set[str] = set()
+            for f, o, seconds, queries, notes in fork_map(ask, alone, self.workers):
+                failed |= f
+                still |= o
+                self.queries += queries
+                self.notes.update(notes)
+                for name, t in seconds.items():
+                    self.seconds[name] = self.seconds.get(name, 0.0) + t
+            open_ = still
             if not failed and not open_:
                 break
             active -= failed | open_

@@ -109,3 +109,33 @@ def test_every_action_code_is_a_step_of_the_relation(fine: bool) -> None:
         solver = z3.Solver()
         solver.add(st.relation, st.act == code)
         assert solver.check() == z3.sat, action.name
+
+
+def test_an_invariant_its_parts_solver_left_open_is_asked_again_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first layer of the proofs shares one solver between the invariants of a part; one its resource limit
+    ran out on (shown here by a solver that gives up on the last question of each part) is asked again alone on a
+    fresh solver, so that the part an invariant falls in does not decide whether it is proved."""
+    from duelcheck.engines import kind
+    from duelcheck.properties.catalog import BY_NAME
+
+    ts = TransitionSystem(Rules())
+    # an invariant true of every state, beside one of the suite proved on its own
+    turn = Property(
+        "turn-is-the-turn", "always", "test", "", (Check("", "state", lambda s: s.g("turn") == s.g("turn")),)
+    )
+    props = [BY_NAME["first-turn-no-draw"], turn]
+    asked: list[list[str]] = []
+    real = kind.Induction._quick_round
+
+    def gives_up(self: kind.Induction, part: list[Property], assume: list[object], first: bool) -> object:
+        asked.append([p.name for p in part])
+        failed, open_, seconds, queries, notes = real(self, part, assume, first)
+        if len(part) > 1:
+            open_ = open_ | {part[-1].name}
+        return failed, open_, seconds, queries, notes
+
+    monkeypatch.setattr(kind, "QUICK_PARTS", 1)
+    monkeypatch.setattr(kind.Induction, "_quick_round", gives_up)
+    proved, left = kind.Induction(ts, workers=1)._quick_layer(props, [])
+    assert asked[:2] == [["first-turn-no-draw", "turn-is-the-turn"], ["turn-is-the-turn"]]
+    assert proved == {"first-turn-no-draw", "turn-is-the-turn"} and not left

@@ -139,6 +139,10 @@ class Effect(IntEnum):
     # a monster's destruction replacement (6.3.4.3.3, 001:L86): "if this card would be destroyed by battle, you can
     # discard 1 card instead": applied at damage calculation, and then the monster is not destroyed
     DISCARD_INSTEAD = 25
+    # a monster's effect applied in place of the normal draw (6.3.1, 001:L16): "during your Draw Phase, instead of
+    # conducting your normal draw, you can add 1 card from your Deck to your hand": applied, not activated (no
+    # chain), at the moment of the draw; the turn player then draws no card in that Draw Phase
+    SEARCH_INSTEAD_OF_DRAW = 26
 
 
 TARGETED = (

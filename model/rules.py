@@ -819,14 +819,35 @@ def _reselections(s: State) -> Iterator[dict[str, int]]:
 # -- the actions ------------------------------------------------------------------------------
 
 
+def require_draw_due(s: State, n: Builder) -> None:
+    """6.3.1: the turn player's normal draw is due: the duel goes on, in the Draw Phase, no normal draw made yet
+    (or replaced), on a turn whose player draws."""
+    require_live(s, n)
+    n.require(s.g("phase") == Phase.DRAW, "6.3.1: the normal draw is made in the Draw Phase")
+    n.require(s.k.not_(s.g("drew")), "6.3.1: the turn player draws only one card in the Draw Phase")
+    n.require(must_draw(s), "6.3.1: the player who goes first does not draw on turn 1")
+
+
+def require_draw_last(s: State, n: Builder) -> None:
+    """6.3.1 (001:L16): a chain a "before the draw" effect started resolves before the draw, and what its
+    resolution triggered is activated or declined first (the last guards of the draw, so that no other moves)."""
+    k = s.k
+    n.require(
+        k.and_(s.g("chain_len") == 0, k.not_(s.g("resolving"))), "6.3.1: the chain before the draw resolves first"
+    )
+    # (a Flip effect, where any card may be chained to it: before_draw_chain; 6.3.4.3.4: a triggered effect comes
+    # before anything else)
+    n.require(
+        k.not_(any_trigger_due(s)),
+        "6.3.1: a triggered effect waiting before the draw is activated, or declined, before the draw is made",
+    )
+
+
 @action("normal_draw", "6.3.1", (), _none)
 def normal_draw(s: State, a: Params, n: Builder) -> None:
     """The turn player draws one card at the start of the Draw Phase; with an empty deck, they lose."""
     k, tp = s.k, s.tp
-    require_live(s, n)
-    n.require(s.g("phase") == Phase.DRAW, "6.3.1: the normal draw is made in the Draw Phase")
-    n.require(k.not_(s.g("drew")), "6.3.1: the turn player draws only one card in the Draw Phase")
-    n.require(must_draw(s), "6.3.1: the player who goes first does not draw on turn 1")
+    require_draw_due(s, n)
     n.set("drew", True)
     count = draw_count(s)
     empty = s.g("deck", tp) < count
@@ -835,17 +856,43 @@ def normal_draw(s: State, a: Params, n: Builder) -> None:
     with n.when(k.not_(empty)):
         n.add("deck", tp, -count)
         n.add("hand", tp, count)
-    # 6.3.1 (001:L16): a chain a "before the draw" effect started resolves before the draw (last, so
-    # that no other guard moves)
-    n.require(
-        k.and_(s.g("chain_len") == 0, k.not_(s.g("resolving"))), "6.3.1: the chain before the draw resolves first"
+    require_draw_last(s, n)
+
+
+def replaces_draw(s: State, p: Val, z: Val) -> Val:
+    """The monster in player p's zone z applies "during your Draw Phase, instead of conducting your normal draw,
+    you can add 1 card from your Deck to your hand" (6.3.1, 001:L16): face-up on the field, carrying that effect."""
+    k = s.k
+    return k.and_(
+        s.g("m_occ", p, z),
+        s.g("m_up", p, z),
+        s.g("m_kind", p, z) == MonsterEffect.CONTINUOUS,
+        s.g("m_eff", p, z) == Effect.SEARCH_INSTEAD_OF_DRAW,
     )
-    # and what its resolution triggered (a Flip effect, where any card may be chained to it: before_draw_chain) is
-    # activated, or declined, before the draw too (6.3.4.3.4: a triggered effect comes before anything else)
+
+
+@action("draw_instead", "6.3.1", ("zone",), _my_monster_zones)
+def draw_instead(s: State, a: Params, n: Builder) -> None:
+    """6.3.1 (001:L16): instead of the normal draw, the turn player applies the effect of their face-up monster in
+    `zone` "instead of conducting your normal draw, you can add 1 card from your Deck to your hand": applied, not
+    activated (nothing is chained), at the moment of the draw; no card is drawn (one card is added, however many
+    the draw would have given), and the Draw Phase goes on as after the draw."""
+    r, tp = s.r, s.tp
+    require_draw_due(s, n)
+    n.require(a.zone < r.monster_zones, "model range: no such Monster Zone")
     n.require(
-        k.not_(any_trigger_due(s)),
-        "6.3.1: a triggered effect waiting before the draw is activated, or declined, before the draw is made",
+        replaces_draw(s, tp, a.zone),
+        "6.3.1: no face-up monster of the turn player in zone {zone} applies an effect instead of the normal draw",
     )
+    # with an empty deck there is nothing to add: the draw is not replaced, and the player loses at the draw
+    n.require(
+        s.g("deck", tp) > 0,
+        "6.3.1: the effect instead of the normal draw cannot be applied: no card in the deck to add to the hand",
+    )
+    n.set("drew", True)
+    n.add("deck", tp, -1)
+    n.add("hand", tp, 1)
+    require_draw_last(s, n)
 
 
 @action("pass", "6.3", ("choice",), _choices)
@@ -961,7 +1008,12 @@ MONSTER_EFFECTS: dict[MonsterEffect, tuple[Effect, ...]] = {
     MonsterEffect.QUICK: (Effect.NEGATE, Effect.CHANGE_ATK, Effect.CHANGE_POSITION),
     MonsterEffect.FLIP: (Effect.DESTROY_CARD, Effect.DRAW),
     MonsterEffect.TRIGGER: (Effect.DESTROY_CARD, Effect.DRAW, Effect.SPECIAL_SUMMON),
-    MonsterEffect.CONTINUOUS: (Effect.NO_TRAPS, Effect.ATTACK_DIRECTLY, Effect.DISCARD_INSTEAD),
+    MonsterEffect.CONTINUOUS: (
+        Effect.NO_TRAPS,
+        Effect.ATTACK_DIRECTLY,
+        Effect.DISCARD_INSTEAD,
+        Effect.SEARCH_INSTEAD_OF_DRAW,  # 6.3.1: applied instead of the normal draw
+    ),
     MonsterEffect.BEFORE_DRAW: (Effect.DRAW,),  # 6.3.1: "before your normal draw: you can draw 1 card"
 }
 

@@ -71,10 +71,12 @@ def _bump(s: State, old: Val, by: Val, top: int) -> Val:
 
 
 def _draws(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
-    # 6.3.1: the normal draws made in this Draw Phase (0 outside a Draw Phase)
+    # 6.3.1: the normal draws made in this Draw Phase, or replaced by an effect applied instead (0 outside a Draw
+    # Phase)
     k = s.k
     same = k.and_(s.g("turn") == t.g("turn"), s.is_phase(Phase.DRAW))
-    return k.ite(t.is_phase(Phase.DRAW), _bump(s, k.ite(same, s.g("h_draws"), 0), a.is_("normal_draw"), 7), 0)
+    drawn = k.or_(a.is_("normal_draw"), a.is_("draw_instead"))
+    return k.ite(t.is_phase(Phase.DRAW), _bump(s, k.ite(same, s.g("h_draws"), 0), drawn, 7), 0)
 
 
 def _summons(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
@@ -536,7 +538,7 @@ def _suite_counters(rules: Rules) -> list[Counter]:
     monster_zones, spell_trap_zones = rules.monster_zones, rules.spell_trap_zones
     return [
         Counter(
-            _spec("h_draws", (), 4, "normal draws made in this Draw Phase (history, 6.3.1)"),
+            _spec("h_draws", (), 4, "normal draws made (or replaced) in this Draw Phase (history, 6.3.1)"),
             _draws,
             lambda b, idx: int(b.g("phase") == Phase.DRAW and bool(b.g("drew"))),
         ),

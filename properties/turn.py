@@ -75,8 +75,8 @@ always(
 always(
     "one-normal-draw-per-draw-phase",
     "6.3.1",
-    "The turn player makes at most one normal draw in a Draw Phase (counted by the property layer: normal "
-    "draws made since the Draw Phase began).",
+    "The turn player makes at most one normal draw in a Draw Phase, or replaces it once by an effect applied "
+    "instead (counted by the property layer: normal draws made or replaced since the Draw Phase began).",
     state(lambda s: s.g("h_draws") <= 1),
 )
 
@@ -103,7 +103,8 @@ def _only_before_draw_effects(s: State, a: ActionView, t: State) -> Val:
     resolution triggers."""
     k = s.k
     chain = k.or_(a.is_("activate"), a.is_("pass"), a.is_("resolve"), a.is_("trigger"))
-    return k.implies(_before_the_draw(s), k.or_(a.is_("normal_draw"), chain))
+    drawn = k.or_(a.is_("normal_draw"), a.is_("draw_instead"))  # the draw, or an effect applied instead of it
+    return k.implies(_before_the_draw(s), k.or_(drawn, chain))
 
 
 def _starts_before_draw(s: State, a: ActionView, t: State) -> Val:
@@ -136,9 +137,10 @@ def _before_draw_in_time(s: State, a: ActionView, t: State) -> Val:
 always(
     "before-the-draw",
     "6.3.1",
-    "Before the turn player's normal draw nothing is done but the draw and a chain that a 'before the draw' effect "
-    "starts: the turn player's monster's effect 'before your normal draw' starts it, only what negates an "
-    "activation is chained to it, and such an effect is activated at no other time.",
+    "Before the turn player's normal draw nothing is done but the draw (or an effect applied instead of it) and a "
+    "chain that a 'before the draw' effect starts: the turn player's monster's effect 'before your normal draw' "
+    "starts it, only what negates an activation is chained to it, and such an effect is activated at no other "
+    "time.",
     step(_only_before_draw_effects, "nothing-else"),
     step(_starts_before_draw, "starts"),
     step(_answers_before_draw, "answers"),
@@ -159,6 +161,49 @@ sometimes(
     step(_answered_before_draw, "answered"),
     # the clause's letter (before_draw_chain = "none") lets nothing be chained to it
     vanishes=lambda r, case: case == "answered" and r.before_draw_chain == "none",
+)
+
+
+def _draw_replaced_in_time(s: State, a: ActionView, t: State) -> Val:
+    """An effect applied instead of the normal draw is applied where that draw would be made: in the turn player's
+    Draw Phase before it (as the property layer saw it), with no chain open, the duel going on."""
+    k = s.k
+    return k.implies(a.is_("draw_instead"), k.and_(_before_the_draw(s), s.g("chain_len") == 0, s.g("winner") == 0))
+
+
+def _draw_replaced_applied(s: State, a: ActionView, t: State) -> Val:
+    """What the replacement does: the turn player's face-up monster in that zone carries it, and one card goes from
+    their deck to their hand, whatever the draw would have given (draw_until)."""
+    k, tp = s.k, s.tp
+    z = a.p("zone")
+    there = k.and_(
+        z >= 0,
+        z < s.r.monster_zones,
+        s.g("m_occ", tp, z),
+        s.g("m_up", tp, z),
+        s.g("m_kind", tp, z) == MonsterEffect.CONTINUOUS,
+        s.g("m_eff", tp, z) == Effect.SEARCH_INSTEAD_OF_DRAW,
+    )
+    moved = k.and_(t.g("deck", tp) == s.g("deck", tp) - 1, t.g("hand", tp) == s.g("hand", tp) + 1)
+    return k.implies(a.is_("draw_instead"), k.and_(there, moved, t.g("winner") == 0))
+
+
+always(
+    "draw-replaced",
+    "6.3.1",
+    "An effect applied instead of the normal draw (001:L16) is applied only where the turn player's normal draw "
+    "would be made, before it, with no chain open; one card then comes from their deck to their hand, and the duel "
+    "goes on (a player whose deck has no card for it makes the normal draw, and loses: deck-out-loses).",
+    step(_draw_replaced_in_time, "in-time"),
+    step(_draw_replaced_applied, "applied"),
+)
+
+
+sometimes(
+    "reach-draw-replaced",
+    "6.3.1",
+    "The turn player applies an effect instead of the normal draw.",
+    step(lambda s, a, t: a.is_("draw_instead"), "applied"),
 )
 
 

@@ -118,11 +118,11 @@ AGREEMENT = [
     "swap:pass:21",  # battle damage to the other player
     "write:pass:13",  # a phase change that forgets a write
     # a comparison of the draw rule given its boundary twin
-    pytest.param("compare:normal_draw:0", marks=pytest.mark.slow),
+    pytest.param("compare:require_draw_due:0", marks=pytest.mark.slow),
     "compare:live:0",  # the duel read as over while it goes on (every action's guard)
     "compare:damage_calculation:1",  # the battle damage table at equality (> read as >=)
     # a player with exactly the cards to draw loses as if the deck were empty
-    pytest.param("compare:normal_draw:1", marks=pytest.mark.slow),
+    pytest.param("compare:normal_draw:0", marks=pytest.mark.slow),
 ]
 
 
@@ -577,8 +577,12 @@ def test_comparison_sites_are_the_rules_comparisons_not_the_judge_s_words_or_the
     functions that word a refusal for the judge (`duel_over`) and the candidate enumerations are left out."""
     sites = {(c.function, c.index): c for c in mu.compare_sites()}
     draw = [c for c in sites.values() if c.function == "normal_draw"]
-    assert [(c.op, c.twin) for c in draw] == [("==", "!="), ("<", "<="), ("==", "!=")]
-    assert draw[1].text == 's.g("deck", tp) < count' and draw[1].line.startswith("rules.py:")
+    assert [(c.op, c.twin) for c in draw] == [("<", "<=")]
+    assert draw[0].text == 's.g("deck", tp) < count' and draw[0].line.startswith("rules.py:")
+    # the guards the normal draw shares with the effect applied instead of it (6.3.1), in their own functions
+    due = [c for c in sites.values() if c.function == "require_draw_due"]
+    assert [c.text for c in due] == ['s.g("phase") == Phase.DRAW']
+    assert mu.actions_of(mu.mutant_by_id("compare:require_draw_due:0")) == ["normal_draw", "draw_instead"]
     functions = {c.function for c in sites.values()}
     assert {"damage_calculation", "activate", "live", "not_holding_priority"} - functions == {"not_holding_priority"}
     assert "duel_over" not in functions and "_monsters" not in functions
@@ -592,10 +596,10 @@ def test_comparison_sites_are_the_rules_comparisons_not_the_judge_s_words_or_the
 
 
 def test_a_comparison_mutant_is_killed_and_the_rules_come_back() -> None:
-    """`phase == Phase.DRAW` read as `!=` in the normal draw: the turn player of turn 2 can never make the draw
-    the Draw Phase waits for, and no-deadlock sees it on turn 2 (2 steps: both phase ends of turn 1 in one)."""
+    """`phase == Phase.DRAW` read as `!=` in the normal draw's guard: the turn player of turn 2 can never make the
+    draw the Draw Phase waits for, and no-deadlock sees it on turn 2 (2 steps: both phase ends of turn 1 in one)."""
     before = (R.normal_draw, R.ACTION_BY_NAME["normal_draw"].body, list(R.ACTIONS))
-    got = mu.kill(Rules(), mu.mutant_by_id("compare:normal_draw:0"), 3, {}, prove=False)
+    got = mu.kill(Rules(), mu.mutant_by_id("compare:require_draw_due:0"), 3, {}, prove=False)
     assert (got["status"], got["killed_by"], got["length"]) == ("killed", "no-deadlock", 2), got
     assert (R.normal_draw, R.ACTION_BY_NAME["normal_draw"].body, list(R.ACTIONS)) == before
 
@@ -722,7 +726,7 @@ def test_a_player_who_loses_with_a_card_left_is_caught_by_deck_out_loses() -> No
     the first comparison run (deck-out-loses said only that an empty deck loses); with a deck of one card after
     the opening hand, turn 2's draw shows it at once."""
     rules = Rules(deck_size=6, starting_hand=5)
-    got = mu.kill(rules, mu.mutant_by_id("compare:normal_draw:1", rules), 4, {}, prove=False)
+    got = mu.kill(rules, mu.mutant_by_id("compare:normal_draw:0", rules), 4, {}, prove=False)
     assert (got["status"], got["killed_by"]) == ("killed", "deck-out-loses"), got
     assert got["length"] <= 3
 

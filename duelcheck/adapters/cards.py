@@ -100,6 +100,10 @@ KIND_WORD = {
     Kind.COUNTER_TRAP: "counter_trap",
 }
 WORD_KIND = {w: k for k, w in KIND_WORD.items()}
+# a monster's effect the cores read another way, with no script here (docs/engine-findings.md F16): the effect
+# applied "instead of conducting your normal draw" (6.3.1), which the cores' cards activate as a trigger before the
+# draw; the rules' side deals no such monster
+UNSCRIPTED_MONSTER_EFFECTS = (Effect.SEARCH_INSTEAD_OF_DRAW,)
 MONSTER_BASE_EFFECT = 30_000_000
 _EFFECTS_PER_TYPE = 32  # a monster's code: its effect type times this, plus its effect (the catalogue fits in 5 bits)
 TYPE_WORD = {
@@ -144,6 +148,8 @@ def code_of(card: dict[str, Any], where: str) -> int:
             f"{where}: a monster is {{'atk': N, 'def': N}} (multiples of 100 from 0 to 9000), with an optional "
             f"'effect': {{'type', 'effect'}} of the model's catalogue; got {card!r}"
         )
+    if meff in UNSCRIPTED_MONSTER_EFFECTS:
+        raise InputError(f"{where}: the engines' cards have no script for the effect {given['effect']} yet")
     stats_part = int(atk) // POINTS * 1000 + int(dfn) // POINTS  # type: ignore[arg-type]
     if mtype is None or meff is None:
         return MONSTER_BASE + stats_part

@@ -66,6 +66,7 @@ from duelcheck.log.vocabulary import (  # noqa: F401
     DeckSpellTrap,
     DeclareAttack,
     Discard,
+    DrawInstead,
     DuelLog,
     EffectName,
     EffectType,

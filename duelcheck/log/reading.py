@@ -48,6 +48,7 @@ from duelcheck.rules import Rules, load_rules, rules_from_mapping
 
 ACTION_NAMES = (
     "normal_draw",
+    "draw_instead",
     "pass",
     "end_step",
     "normal_summon",

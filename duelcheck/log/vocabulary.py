@@ -156,6 +156,7 @@ EffectName = Literal[
     "draw_end_phase",
     "attack_directly",
     "discard_instead",
+    "search_instead_of_draw",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)
@@ -466,6 +467,15 @@ class NormalDraw(_Action):
     action: Literal["normal_draw"]
 
 
+class DrawInstead(_Action):
+    """Instead of the normal draw, the turn player applies the effect of their face-up monster "during your Draw
+    Phase, instead of conducting your normal draw, you can add 1 card from your Deck to your hand" (6.3.1):
+    applied, not activated (nothing is chained), and no card is drawn."""
+
+    action: Literal["draw_instead"]
+    monster: Zone = Field(description="the Monster Zone of the monster whose effect is applied")
+
+
 class Pass(_Action):
     action: Literal["pass"]
     then: Literal["battle_phase", "main2", "end_phase"] | None = Field(
@@ -579,6 +589,7 @@ class Discard(_Action):
 
 Action = Annotated[
     NormalDraw
+    | DrawInstead
     | Pass
     | EndStep
     | NormalSummon

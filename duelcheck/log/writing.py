@@ -37,6 +37,7 @@ from duelcheck.log.vocabulary import (
     Board,
     DeclareAttack,
     Discard,
+    DrawInstead,
     EndStep,
     NormalDraw,
     NormalSummon,
@@ -93,6 +94,8 @@ def moves(a: Any) -> list[Move]:
     """The model action(s) for one log action."""
     if isinstance(a, NormalDraw):
         return [Move("normal_draw", {})]
+    if isinstance(a, DrawInstead):
+        return [Move("draw_instead", {"zone": a.monster})]
     if isinstance(a, Pass):
         return [Move("pass", {"choice": NEXT[a.then] if a.then else NO_CHOICE})]
     if isinstance(a, EndStep):
@@ -215,6 +218,8 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
         return {"action": name, "from_hand_trigger": Effect(p["eff"]).name.lower()}
     if name in ("normal_draw", "discard"):
         return {"action": name}
+    if name == "draw_instead":
+        return {"action": name, "monster": p["zone"]}
     if name in ("pass", "end_step", "end_steps"):  # end_steps: only a step the rules refused, shown as it is
         out: dict[str, Any] = {"action": name}
         if p.get("choice", NO_CHOICE) != NO_CHOICE:

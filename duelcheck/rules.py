@@ -112,6 +112,12 @@ class Rules(BaseModel):
         "their Main Phase or Battle Step, the opponent may respond before the phase goes on (two passes there "
         "close the window, not the phase); false: the seeds' bare reading, where two passes always end it",
     )
+    window_first: Literal["turn_player", "opponent"] = Field(
+        "turn_player",
+        description="6.3 (response window): who holds priority first once the window opens: the turn player (the "
+        "official rules: they may respond at speed 2, or pass it to the opponent) or the opponent (Rush Duel as "
+        "EDOPro's core plays it: the non-turn player decides first, then the turn player)",
+    )
     trigger_only_in_location: bool = Field(
         False,
         description="Master Rule 2020: a triggered effect is activated only while its card is still where it was "

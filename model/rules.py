@@ -164,6 +164,9 @@ PHASE_CLAUSE = {
 def not_holding_priority(s: State) -> str:
     """Why a player who does not hold priority may not act now, citing the clause that gives it to another."""
     ph = Phase(s.g("phase"))
+    if s.g("window") and s.g("chain_len") == 0 and not s.g("passed"):  # 6.3 (response window), first to act
+        first = "the turn player" if s.g("prio") == s.tp else "the opponent (window_first)"
+        return f"6.3 (response window): {first} holds priority first after the turn player's act"
     if s.g("chain_len") == 0 and not s.g("passed") and s.g("prio") == s.tp:
         if ph == Phase.DRAW and not s.g("drew"):
             return "6.3.1: before the normal draw only the turn player, who holds priority, may start a chain"
@@ -284,6 +287,8 @@ def open_window(n: Builder) -> None:
     (found by duelcheck difftest against ygopro-core: docs/engine-findings.md, F1)."""
     if n.r.response_window:
         n.set("window", True)
+        if n.r.window_first == "opponent":  # Rush Duel: the non-turn player decides first (window_first)
+            n.set("prio", n.other(n.tp))
     n.set("m1_start", False)  # 6.3.3: something was done: Main Phase 1 is no longer at its start
 
 

@@ -80,8 +80,13 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         # 6.3.6: the discard to the hand limit is the turn player's act: they hold priority until it is done
         k.implies(s.g("discarding"), s.g("prio") == tp),
         # 6.3: each phase and step begins with the turn player holding priority, and a chain resolved gives it
-        # back to them: with no chain open the turn player holds priority unless they have just passed
-        k.implies(k.and_(length == 0, k.not_(s.g("discarding"))), (s.g("prio") == tp) == k.not_(s.g("passed"))),
+        # back to them: with no chain open the turn player holds priority unless they have just passed; in a
+        # response window the opponent holds it first under `window_first = "opponent"` (Rush Duel), and the turn
+        # player once the opponent has passed
+        k.implies(
+            k.and_(length == 0, k.not_(s.g("discarding"))),
+            (s.g("prio") == tp) == (s.g("passed") == k.and_(s.g("window"), r.window_first == "opponent")),
+        ),
         # 6.3 (response window): open only under the rule, in the turn player's open game state of a Main Phase
         # or of the Battle Step with no attack, no chain open, nothing waiting, the duel going on
         k.implies(

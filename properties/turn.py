@@ -436,6 +436,42 @@ always(
 )
 
 
+def _window_priority(s: State, a: ActionView, t: State) -> Val:
+    """6.3 (response window): the window the turn player's summon, Set, change of position or resolved chain opens
+    (the property layer's history) begins with the turn player holding priority; under `window_first =
+    "opponent"` (Rush Duel) with the opponent."""
+    k = s.k
+    opened = k.and_(s.g("h_window") == 0, t.g("h_window") == 1)
+    first = t.tp if s.r.window_first == "turn_player" else t.other(t.tp)
+    return k.implies(opened, t.g("prio") == first)
+
+
+always(
+    "window-priority",
+    "6.3 (response window)",
+    "A response window (after the turn player's summon, Set, change of position or resolved chain) begins with the "
+    'turn player holding priority, or, under `window_first = "opponent"` (Rush Duel), the opponent.',
+    step(_window_priority),
+)
+
+
+def _opponent_first(s: State, a: ActionView, t: State) -> Val:
+    """The opponent starts a chain in a response window before anyone has passed there."""
+    added, _, _, owner = new_link(s, t)
+    return s.k.and_(s.g("h_window") == 1, s.g("h_empty_passes") == 0, added, owner != s.tp)
+
+
+sometimes(
+    "reach-opponent-first-in-window",
+    "6.3 (response window)",
+    'Under `window_first = "opponent"` (Rush Duel) the opponent responds to the turn player\'s summon, Set, change '
+    "of position or resolved chain before the turn player has passed the window.",
+    step(_opponent_first),
+    # the official rules give the turn player priority first: the opponent responds once they have passed
+    vanishes=lambda r, case: r.window_first != "opponent" or not r.response_window,
+)
+
+
 def _ignition_first(s: State, a: ActionView, t: State) -> Val:
     """Goat format (`ignition_priority`): the turn player starts a chain with a monster's Ignition effect while
     the opponent could still respond to the turn player's last act."""

@@ -191,6 +191,41 @@ def test_ignition_priority_of_the_goat_format_agrees_with_the_rules() -> None:
         assert isinstance(want, str) != legal and isinstance(got, str) != legal, (legal, want, got)
 
 
+def test_the_opponent_first_in_the_window_agrees_with_the_rules() -> None:
+    """Rush Duel's "the non-turn player decides first" (`window_first = "opponent"`, the core's
+    DUEL_INVERTED_QUICK_PRIORITY): right after the turn player's Normal Summon, with the opponent holding a Set
+    Trap, the turn player's own Set Quick-Play Spell is refused on both sides, and the opponent's Trap is activated
+    at once (what else the flag inverts, and the model does not: docs/engine-findings.md F17)."""
+    setting = [
+        {"action": "pass"},
+        {"action": "pass"},
+        {"action": "end_step", "then": "end_phase"},
+        {"action": "end_step"},
+    ]
+    turn_1 = [
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {"action": "set_spell_trap", "kind": "quick_play_spell", "effect": "draw"},
+        *setting,
+    ]
+    turn_2 = [
+        {"action": "normal_draw"},
+        {"action": "end_step"},
+        {"action": "end_step"},
+        {"action": "set_spell_trap", "kind": "normal_trap", "effect": "draw"},
+        *setting,
+    ]
+    turn_3 = [{"action": "normal_draw"}, {"action": "end_step"}, {"action": "end_step"}]
+    summon = {"action": "normal_summon", "atk": 1000, "def": 1000}
+    rules = Rules(window_first="opponent")
+    own = {"action": "activate", "from": 0, "kind": "quick_play_spell", "effect": "draw"}
+    want, got = _last_answers(rules, [*turn_1, *turn_2, *turn_3, summon, own])
+    assert isinstance(want, str) and isinstance(got, str), (want, got)
+    theirs = {"action": "activate", "from": 0, "kind": "normal_trap", "effect": "draw"}
+    want, got = _last_answers(rules, [*turn_1, *turn_2, *turn_3, summon, theirs])
+    assert not isinstance(want, str) and not isinstance(got, str), (want, got)
+
+
 def test_one_chain_per_damage_step_timing_of_the_goat_format_agrees_with_the_rules(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

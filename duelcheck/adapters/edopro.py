@@ -44,6 +44,7 @@ DUEL_0_ATK_DESTROYED = 0x10000000
 DUEL_STORE_ATTACK_REPLAYS = 0x20000000
 DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP = 0x40000000
 DUEL_TCG_FAST_EFFECT_IGNITION = 0x400000000
+DUEL_INVERTED_QUICK_PRIORITY = 0x4000000
 # the present Master Rule's field (Pendulum and Extra Monster Zones): the zones the model uses are the same;
 # its fifth flag, a trigger lost when its card moves (Master Rule 2020), is the knob trigger_only_in_location
 DUEL_TRIGGER_ONLY_IN_LOCATION = 0x20000
@@ -72,6 +73,7 @@ def _flag_for(rules: Rules) -> tuple[int, list[str]]:
             ("replay_stored", True): DUEL_STORE_ATTACK_REPLAYS,
             ("damage_step_single_chain", True): DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP,
             ("ignition_priority", True): DUEL_TCG_FAST_EFFECT_IGNITION,
+            ("window_first", "opponent"): DUEL_INVERTED_QUICK_PRIORITY,
             ("trigger_only_in_location", True): DUEL_TRIGGER_ONLY_IN_LOCATION,
         }.get((name, value))
         if flag is not None:
@@ -93,6 +95,7 @@ def expressible(rules: Rules) -> str | None:
             "EDOPro's core has no duel flag for " + ", ".join(missing) + " (it sets: first_turn_draw, "
             "first_turn_battle, standby_phase, main_phase_2, draw_until = 5, hand_limit_enforced, "
             "normal_summons_per_turn = 9, zero_atk_battle_destroys, replay_stored, ignition_priority, "
+            'window_first = "opponent", '
             "damage_step_single_chain, "
             "trigger_only_in_location, "
             "monster_zones = spell_trap_zones = 3, starting_lp, starting_hand, deck_size; "

@@ -344,6 +344,11 @@ class ModelEngine:
         could activate in the window is activated there as well): the turn player's pass, then the opponent's.
         True when the passes were taken."""
         s = self.state
+        if s.g("window") and s.g("passed") and s.g("prio") == s.tp and not s.g("chain_len"):
+            # the opponent, who decided first (window_first = "opponent", Rush Duel), passed: an engine goes on to
+            # the turn player's next action, where their speed-2 cards are offered too: the turn player's pass
+            # closes the window
+            return self._step("pass", {"choice": 0}) is None
         if not s.g("window") or not self._open(s) or self._other_can_act_after_pass(s) is not None:
             return False
         if self.rules.ignition_priority and self._ignition_first(s):

@@ -348,32 +348,28 @@ class Induction:
         parts = self._parts(candidates)
         while True:
             assume = lemmas + self._state_facts(candidates, active)
-            failed, open_ = set(), set()
-
             asked = [[p for p in part if p.name in active] for part in parts]
 
             def ask(part: list[Property], assume: list[Any] = assume, first: bool = first) -> Any:
                 return self._quick_round(part, assume, first)
 
-            for f, o, seconds, queries, notes in fork_map(ask, asked, self.workers):
-                failed |= f
-                open_ |= o
-                self.queries += queries
-                self.notes.update(notes)
-                for name, t in seconds.items():
-                    self.seconds[name] = self.seconds.get(name, 0.0) + t
+            def rounds(parts: list[list[Property]]) -> tuple[set[str], set[str]]:
+                """The invariants found not inductive and those left open by one round over these parts."""
+                failed, open_ = set(), set()
+                for f, o, seconds, queries, notes in fork_map(ask, parts, self.workers):
+                    failed |= f
+                    open_ |= o
+                    self.queries += queries
+                    self.notes.update(notes)
+                    for name, t in seconds.items():
+                        self.seconds[name] = self.seconds.get(name, 0.0) + t
+                return failed, open_
+
+            failed, open_ = rounds(asked)
             # what a part's solver left open (its resource limit spent on the questions before) is asked again
             # alone, on a fresh solver: which part an invariant falls in must not decide whether it is proved
-            alone = [[p] for p in candidates if p.name in open_]
-            still: set[str] = set()
-            for f, o, seconds, queries, notes in fork_map(ask, alone, self.workers):
-                failed |= f
-                still |= o
-                self.queries += queries
-                self.notes.update(notes)
-                for name, t in seconds.items():
-                    self.seconds[name] = self.seconds.get(name, 0.0) + t
-            open_ = still
+            again, open_ = rounds([[p] for p in candidates if p.name in open_])
+            failed |= again
             if not failed and not open_:
                 break
             active -= failed | open_

@@ -526,7 +526,8 @@ _READERS: dict[int, Callable[[EdoLibrary, bytes], dict[str, Any]]] = {
     oc.MSG_SELECT_EFFECTYN: lambda lib, b: {
         "player": b[0],
         "code": struct.unpack_from("<I", b, 1)[0],
-        "sequence": struct.unpack_from("<I", b, 7)[0],  # the card's place: controller, location, sequence
+        # the card's place: controller, location, sequence (in the model's zones: three columns are shifted)
+        "sequence": lib._zone(b[6], struct.unpack_from("<I", b, 7)[0]),
         "desc": struct.unpack_from("<Q", b, 15)[0],
     },
     oc.MSG_SELECT_YESNO: lambda lib, b: {"player": b[0], "desc": struct.unpack_from("<Q", b, 1)[0]},

@@ -168,6 +168,10 @@ class MonsterEffect(IntEnum):
     # "before your normal draw in your Draw Phase, you can activate this effect" (6.3.1, 001:L16): a trigger effect
     # of a face-up monster, activated by its controller as the turn player before the normal draw, once per turn
     BEFORE_DRAW = 6
+    # "during each End Phase: draw 1 card" as a mandatory effect (6.3.6, 001:L116): a trigger effect of a face-up
+    # monster that must be activated, once per turn, after both players pass in the End Phase, the turn player's
+    # first; the End Phase does not end until it has been
+    END_PHASE = 7
 
 
 # the chain link kind of each monster effect type
@@ -177,6 +181,7 @@ MONSTER_KIND = {
     MonsterEffect.FLIP: Kind.FLIP,
     MonsterEffect.TRIGGER: Kind.TRIGGER,
     MonsterEffect.BEFORE_DRAW: Kind.TRIGGER,
+    MonsterEffect.END_PHASE: Kind.TRIGGER,
 }
 # the monster effects its controller activates from the field with `activate` (not when an event makes them wait),
 # by the kind of their chain link: Ignition and Quick effects at will, a "before the draw" effect before the draw

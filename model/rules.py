@@ -319,6 +319,33 @@ def first_free(s: State, flags: list[Val]) -> tuple[Val, Val]:
     return k.or_(*(k.not_(f) for f in flags)), idx
 
 
+def first_due(s: State, flags: list[Val]) -> tuple[Val, Val]:
+    """Whether any flag holds, and the lowest zone whose flag holds (0 when none does)."""
+    k = s.k
+    idx: Val = 0
+    for z in range(len(flags) - 1, -1, -1):
+        idx = k.ite(flags[z], z, idx, w=4)
+    return k.or_(*flags), idx
+
+
+def end_phase_due(s: State, p: Val, z: int) -> Val:
+    """6.3.6 (001:L116): the face-up monster in player p's zone z carries a mandatory End Phase effect not yet
+    activated this turn."""
+    k = s.k
+    return k.and_(
+        s.g("m_occ", p, z),
+        s.g("m_up", p, z),
+        s.g("m_kind", p, z) == MonsterEffect.END_PHASE,
+        k.not_(s.g("m_used", p, z)),
+    )
+
+
+def mandatory(s: State, p: Val) -> Val:
+    """6.3.6 (001:L116): player p's waiting triggered effect is a mandatory End Phase effect of a monster on the
+    field (the model's other waiting effects come from the Graveyard or are Flip effects)."""
+    return s.k.and_(s.g("trig", p) == Pending.TRIGGER_DUE, s.g("trig_zone", p) < s.r.monster_zones)
+
+
 def winner_if_loses(s: State, p: Val) -> Val:
     """The value of `winner` when player p loses."""
     return s.k.ite(p == 0, 2, 1, w=4)
@@ -705,14 +732,28 @@ def advance(n: Builder, choice: Val) -> None:
         end_lasting(n, Until.BATTLE_PHASE)  # 6.3.4.4: "until the end of the Battle Phase" ends now (001:L106)
     with n.when(ph == Phase.MAIN2):  # 6.3.5 -> 6.3.6
         enter_phase(n, Phase.END)
-    with n.when(ph == Phase.END):  # 6.3.6: discard down to the hand limit, then the next turn
+    with n.when(ph == Phase.END):  # 6.3.6: mandatory effects, the hand limit, then the next turn
+        # 6.3.6 (001:L116): after both players pass, the mandatory End Phase effects are activated and handled,
+        # the turn player's first: one waits as a triggered effect and starts a chain of its own; once it has
+        # resolved and both pass again, the next (the opponent's once the turn player has none left)
+        opp = n.other(tp)
+        mine, theirs = (first_due(n, [end_phase_due(n, p, z) for z in range(r.monster_zones)]) for p in (tp, opp))
+        handled = k.not_(k.or_(mine[0], theirs[0]))
         # 6.3.6 (Rush Duel: no hand limit, when hand_limit_enforced is off)
-        over = k.and_(r.hand_limit_enforced, n.g("hand", tp) > r.hand_limit)
+        over = k.and_(handled, r.hand_limit_enforced, n.g("hand", tp) > r.hand_limit)
         with n.when(over):  # the discard is the turn player's act: they hold the game until it is done
             n.set("discarding", True)
             n.set("prio", tp)
-        with n.when(k.not_(over)):
+        with n.when(k.and_(handled, k.not_(over))):
             next_turn(n)
+        for p, (due, zone), first in ((tp, mine, True), (opp, theirs, k.not_(mine[0]))):
+            with n.when(k.and_(due, first)):
+                n.set("trig", p, Pending.TRIGGER_DUE)
+                n.set("trig_eff", p, n.g("m_eff", p, zone))
+                n.set("trig_zone", p, zone)
+        with n.when(k.not_(handled)):
+            n.set("prio", tp)
+            n.set("passed", False)
 
 
 # -- candidates: the parameter choices the concrete interpreter tries (the guard decides) -------
@@ -1020,6 +1061,7 @@ MONSTER_EFFECTS: dict[MonsterEffect, tuple[Effect, ...]] = {
         Effect.SEARCH_INSTEAD_OF_DRAW,  # 6.3.1: applied instead of the normal draw
     ),
     MonsterEffect.BEFORE_DRAW: (Effect.DRAW,),  # 6.3.1: "before your normal draw: you can draw 1 card"
+    MonsterEffect.END_PHASE: (Effect.DRAW,),  # 6.3.6: "during each End Phase: draw 1 card", mandatory
 }
 
 
@@ -1492,6 +1534,9 @@ def triggered(s: State, a: Params, n: Builder, mine: Val) -> None:
         add_link(n, p, kind, eff, zone, a, 0)
     with n.when(k.not_(a.pos)):
         n.require(k.and_(a.tplayer == 0, a.tarea == 0, a.tzone == 0), "a declined effect takes no target")
+    with n.when(mandatory(s, p)):  # 6.3.6 (001:L116): a mandatory End Phase effect, once per turn
+        n.require(a.pos, "6.3.6: a mandatory End Phase effect is activated: it cannot be declined")
+        n.set("m_used", p, zone, True)
 
 
 def attacker_changed(n: Builder, p: Val, z: Val) -> None:

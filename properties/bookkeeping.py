@@ -31,6 +31,8 @@ from duelcheck.model.rules import (
     DRAWN,
     MONSTER_EFFECTS,
     draw_pending,
+    end_phase_due,
+    mandatory,
     open_game_state_phase,
     replaces_destruction,
 )
@@ -221,7 +223,7 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             )
             out.append(k.implies(k.not_(occ), empty))
             out.append(_monster_effect(s, s.g("m_kind", p, z), s.g("m_eff", p, z)))
-            used_by = k.one_of(s.g("m_kind", p, z), tuple(ACTIVATED_BY_KIND.values()))
+            used_by = k.one_of(s.g("m_kind", p, z), (*ACTIVATED_BY_KIND.values(), MonsterEffect.END_PHASE))
             out.append(k.implies(s.g("m_used", p, z), used_by))
             # 6.3.4.3.5: a monster destroyed by battle is sent to the Graveyard when the Damage Step ends
             # (or still at damage calculation, while a player decides on a destruction replacement, 6.3.4.3.3)
@@ -258,16 +260,54 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                 k.and_(s.is_phase(Phase.DMG_BEFORE, Phase.DMG_DURING), p != tp, zone >= 0, zone < mz),
             ),
             k.implies(pending == Pending.FLIP_DUE, k.and_(zone >= 0, zone < mz)),
+            # a waiting Flip effect's zone holds its Flip monster, or a monster Special Summoned there since (the
+            # Flip monster left the field): one with no effect; under trigger_only_in_location (Master Rule 2020)
+            # the effect is lost once its monster leaves the field, so the zone holds it
+            k.implies(
+                k.one_of(pending, (Pending.FLIPPED, Pending.FLIP_DUE)),
+                k.and_(s.g("m_occ", p, zone), s.g("m_kind", p, zone) == MonsterEffect.FLIP)
+                if r.trigger_only_in_location
+                else k.implies(
+                    s.g("m_occ", p, zone), k.one_of(s.g("m_kind", p, zone), (MonsterEffect.FLIP, MonsterEffect.NONE))
+                ),
+            ),
             # 6.3.4.3.5: a battle-destroyed monster's effect; 6.3.6: the turn player's card the hand-limit discard
             # sent from the hand to the Graveyard
             k.implies(
                 pending == Pending.TRIGGER_DUE,
-                k.and_(
-                    k.or_(ph == Phase.DMG_END, k.and_(ph == Phase.END, p == tp, r.hand_limit_enforced)),
-                    zone == GRAVEYARD,
+                k.or_(
+                    k.and_(
+                        k.or_(ph == Phase.DMG_END, k.and_(ph == Phase.END, p == tp, r.hand_limit_enforced)),
+                        zone == GRAVEYARD,
+                    ),
+                    # 6.3.6 (001:L116): a face-up monster's mandatory End Phase effect, not yet activated (once
+                    # both players passed: never while a chain resolves)
+                    k.and_(
+                        ph == Phase.END,
+                        k.not_(s.g("resolving")),
+                        zone >= 0,
+                        zone < mz,
+                        s.g("m_occ", p, zone),
+                        s.g("m_up", p, zone),
+                        s.g("m_kind", p, zone) == MonsterEffect.END_PHASE,
+                        s.g("m_eff", p, zone) == s.g("trig_eff", p),
+                        k.not_(s.g("m_used", p, zone)),
+                    ),
                 ),
             ),
             k.implies(k.one_of(pending, (Pending.FLIP_DUE, Pending.TRIGGER_DUE)), k.not_(s.g("discarding"))),
+            # 6.3.6 (001:L116): a mandatory End Phase effect waits alone, with no chain open (each starts its own);
+            # the opponent's only once the turn player has none left to activate
+            k.implies(
+                mandatory(s, p),
+                k.and_(
+                    length == 0,
+                    s.g("trig", s.other(p)) == Pending.NONE,
+                    k.implies(p != tp, k.not_(k.or_(*(end_phase_due(s, tp, z) for z in range(mz))))),
+                ),
+            ),
+            # 6.3.6 (001:L116, L118): the hand is adjusted once the mandatory End Phase effects are activated
+            k.implies(s.g("discarding"), k.not_(k.or_(*(end_phase_due(s, p, z) for z in range(mz))))),
             # a lasting "no damage" effect applies within the period it lasts for (6.3.4.3.5, 6.3.4.4)
             k.one_of(s.g("no_damage", p), [int(u) for u in Until]),
             k.implies(s.g("no_damage", p) == Until.DAMAGE_STEP, k.and_(s.is_phase(*DAMAGE_STEP), k.not_(seed_000))),
@@ -311,6 +351,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
             k.and_(kind == Kind.TRIGGER, zone == GRAVEYARD),
             # 6.3.1: a "before the draw" effect of a monster on the field, in the Draw Phase
             k.and_(kind == Kind.TRIGGER, zone >= 0, zone < mz, ph == Phase.DRAW, j == 0),
+            # 6.3.6: a mandatory End Phase effect starts a chain of its own
+            k.and_(kind == Kind.TRIGGER, zone >= 0, zone < mz, ph == Phase.END, j == 0),
         )
         out.append(
             k.implies(

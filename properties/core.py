@@ -198,6 +198,7 @@ PROGRESS: tuple[tuple[str, dict[str, int]], ...] = (
     ("discard", {}),
     ("replay_select", {"tzone": 6}),
     ("trigger", {"pos": False}),
+    ("trigger", {"pos": True}),  # 6.3.6: a mandatory End Phase effect is not declined
     ("replace_destruction", {"pos": False}),
 )
 

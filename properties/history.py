@@ -220,7 +220,7 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     # 6.3.4.3.2, 6.3.4.3.4, 6.3.4.3.5: player p's triggered effect: 2 while it waits to be activated, 1 for a
     # Flip monster turned face-up by an attack (its effect waits for damage calculation), else 0; a `trigger`
     # step takes the turn player's waiting effect first; 6.3.6: the effect of a card the hand-limit discard sent
-    # from the hand to the Graveyard waits too
+    # from the hand to the Graveyard waits too, and so does a mandatory End Phase effect once both players pass
     (p,) = idx
     k = s.k
     old = s.g("h_triggers", p)
@@ -234,7 +234,8 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     survived = k.and_(p != s.tp, tgt != DIRECT, t.g("m_occ", p, tgt))
     battle_destroyed = _left(s, t, p, MonsterEffect.TRIGGER)
     destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, battle_destroyed)
-    destroyed = k.or_(destroyed, _discarded_trigger(s, a, p))
+    # 6.3.6: the effect of a card the hand-limit discard sent to the Graveyard; a mandatory End Phase effect
+    destroyed = k.or_(destroyed, _discarded_trigger(s, a, p), _end_phase_effect(s, a, p))
     after_calc = k.ite(survived, FLIP_DUE, 0, w=3)
     kept = k.ite(taken, 0, k.ite(calculated, after_calc, old, w=3), w=3)
     if s.r.trigger_only_in_location:
@@ -243,6 +244,59 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
         left = [k.and_(where == z, s.g("m_occ", p, z), k.not_(t.g("m_occ", p, z))) for z in range(s.r.monster_zones)]
         kept = k.ite(k.and_(old != 0, k.or_(*left)), 0, kept, w=3)
     return k.ite(k.or_(other_flip, destroyed), FLIP_DUE, k.ite(attack_flip, FLIP_WAITS, kept, w=3), w=3)
+
+
+def second_pass(s: State, a: ActionView) -> Val:
+    """The step is the second of two passes in succession with no chain open (history), or both at once."""
+    k = s.k
+    return k.or_(a.is_("end_step"), k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1))
+
+
+def window_passed(s: State, a: ActionView) -> Val:
+    """The step is the second of two passes in succession that answered the turn player's summon, Set, change
+    of position or resolved chain (history): the response window (6.3, `response_window`)."""
+    return s.k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1, s.g("h_window") == 1)
+
+
+def end_phase_effect_zones(s: State, p: int) -> list[Val]:
+    """6.3.6 (001:L116), for each of player p's Monster Zones: a face-up monster whose mandatory End Phase effect
+    has not been activated this turn (history: `h_used`) is there."""
+    k = s.k
+    return [
+        k.and_(
+            s.g("m_occ", p, z),
+            s.g("m_up", p, z),
+            s.g("m_kind", p, z) == MonsterEffect.END_PHASE,
+            s.g("h_used", p, z) == 0,
+        )
+        for z in range(s.r.monster_zones)
+    ]
+
+
+def end_phase_effect_due(s: State, p: int) -> Val:
+    """6.3.6 (001:L116): player p controls a face-up monster whose mandatory End Phase effect is still to be
+    activated this turn."""
+    return s.k.or_(*end_phase_effect_zones(s, p))
+
+
+def _end_phase_effect(s: State, a: ActionView, p: int) -> Val:
+    """6.3.6 (001:L116): both players passed in the End Phase with no chain open (not a response window), and
+    player p's mandatory End Phase effect is the next to be activated (the turn player's first): it waits as a
+    triggered effect."""
+    k = s.k
+    asked = k.and_(s.g("phase") == Phase.END, second_pass(s, a), k.not_(window_passed(s, a)))
+    first = k.or_(p == s.tp, k.not_(end_phase_effect_due(s, s.tp)))
+    return k.and_(asked, end_phase_effect_due(s, p), first)
+
+
+def _end_phase_zone(s: State, p: int) -> Val:
+    """The lowest zone of player p's monsters whose mandatory End Phase effect is due (the model activates a
+    player's own in zone order; their order among themselves is the player's, and the catalogue's are alike)."""
+    k = s.k
+    zone: Val = 0
+    for z, due in reversed(list(enumerate(end_phase_effect_zones(s, p)))):
+        zone = k.ite(due, z, zone, w=4)
+    return zone
 
 
 def _discarded_trigger(s: State, a: ActionView, p: int) -> Val:
@@ -376,6 +430,8 @@ def _trigger_source(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> 
     destroyed = k.or_(destroyed, _discarded_trigger(s, a, p))  # the discarded card's effect: from the Graveyard
     now = _triggers(s, a, t, idx)
     kept = k.ite(now == 0, 0, s.g("h_trig_zone", p), w=4)
+    # 6.3.6: a mandatory End Phase effect: the zone of the monster it comes from
+    kept = k.ite(_end_phase_effect(s, a, p), _end_phase_zone(s, p), kept, w=4)
     return k.ite(destroyed, GRAVEYARD, k.ite(_flipped(s, t, p), _flip_zone(s, t, p), kept, w=4), w=4)
 
 
@@ -451,9 +507,9 @@ def _replays(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
 
 
 def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
-    # model catalogue: 1 for the monster now in this zone once it has activated its Ignition, Quick or 'before
-    # the draw' effect this turn (a zone left empty starts again, and so does a monster turned face-down: a new
-    # card), else 0
+    # model catalogue: 1 for the monster now in this zone once it has activated its Ignition, Quick, 'before
+    # the draw' or mandatory End Phase effect this turn (a zone left empty starts again, and so does a monster
+    # turned face-down: a new card), else 0
     k = s.k
     p, z = idx
     if not k.symbolic and not t.g("m_occ", p, z):  # the same reading, lazily: an empty zone starts again
@@ -461,6 +517,9 @@ def _used(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     added, kind, _, owner = new_link(s, t)
     mine = k.and_(a.is_("activate"), added, owner == p, a.p("zone") == z)
     own = k.and_(mine, k.one_of(kind, ACTIVATED_KINDS))
+    # 6.3.6: a mandatory End Phase effect goes on the chain from the monster's zone (`trigger`)
+    ends = k.and_(a.is_("trigger"), added, owner == p, kind == Kind.TRIGGER, t.g("c_zone", s.g("chain_len")) == z)
+    own = k.or_(own, ends)
     turned_down = k.and_(s.g("m_up", p, z), k.not_(t.g("m_up", p, z)))
     stays = k.and_(s.g("turn") == t.g("turn"), t.g("m_occ", p, z), k.not_(turned_down))
     return k.ite(stays, k.ite(own, 1, s.g("h_used", p, z), w=2), 0, w=2)

@@ -8,6 +8,7 @@ from typing import Any
 
 from duelcheck.model.cards import (
     BATTLE_PHASE,
+    GRAVEYARD,
     MAIN_PHASES,
     NO_CHOICE,
     TO_MAIN2,
@@ -39,7 +40,14 @@ from duelcheck.properties.core import (
     state,
     step,
 )
-from duelcheck.properties.history import LATER_DUE, delayed_draw
+from duelcheck.properties.history import (
+    FLIP_DUE,
+    LATER_DUE,
+    delayed_draw,
+    end_phase_effect_due,
+    second_pass,
+    window_passed,
+)
 
 
 def enabled(s: State, name: str, params: dict[str, int]) -> Val:
@@ -255,10 +263,77 @@ always(
 )
 
 
+def _end_phase_link(s: State, a: ActionView, t: State) -> tuple[Val, Val]:
+    """The step puts a monster's mandatory End Phase effect on the chain (a `trigger` link from the zone of a
+    face-up monster carrying one, in the End Phase); and its player."""
+    k = s.k
+    added, kind, _, owner = new_link(s, t)
+    z = t.g("c_zone", s.g("chain_len"))
+    there = k.and_(z >= 0, z < s.r.monster_zones, s.g("m_kind", owner, z) == MonsterEffect.END_PHASE)
+    return k.and_(a.is_("trigger"), added, kind == Kind.TRIGGER, s.is_phase(Phase.END), there), owner
+
+
+def _end_phase_effects_activated(s: State, a: ActionView, t: State) -> Val:
+    """6.3.6 (001:L116): a turn ends only once every face-up monster's mandatory End Phase effect has been
+    activated in it (history: `h_used`)."""
+    k = s.k
+    return k.implies(t.g("turn") != s.g("turn"), k.not_(k.or_(*(end_phase_effect_due(s, p) for p in (0, 1)))))
+
+
+def _end_phase_effect_not_declined(s: State, a: ActionView, t: State) -> Val:
+    """6.3.6 (001:L116): the waiting effect a `trigger` step takes (the turn player's first) is not declined when
+    it is a face-up monster's mandatory End Phase effect in the End Phase (history: where it comes from)."""
+    k, tp = s.k, s.tp
+    mine = s.g("h_triggers", tp) == FLIP_DUE
+    taker = k.ite(mine, tp, s.other(tp), w=1)
+    z = s.g("h_trig_zone", taker)
+    waits = k.or_(mine, s.g("h_triggers", s.other(tp)) == FLIP_DUE)
+    there = k.and_(
+        z < s.r.monster_zones,
+        s.g("m_occ", taker, z),
+        s.g("m_up", taker, z),
+        s.g("m_kind", taker, z) == MonsterEffect.END_PHASE,
+        s.g("h_used", taker, z) == 0,
+    )
+    added, _, _, _ = new_link(s, t)
+    return k.implies(k.and_(a.is_("trigger"), s.is_phase(Phase.END), waits, there), added)
+
+
+def _end_phase_turn_player_first(s: State, a: ActionView, t: State) -> Val:
+    """6.3.6 (001:L116): the mandatory End Phase effects are activated and handled the turn player's first: each
+    starts a chain of its own, and the opponent's only once the turn player has none left to activate."""
+    k, tp = s.k, s.tp
+    link, owner = _end_phase_link(s, a, t)
+    alone = s.g("chain_len") == 0
+    return k.implies(link, k.and_(alone, k.implies(owner != tp, k.not_(end_phase_effect_due(s, tp)))))
+
+
+always(
+    "mandatory-end-phase-effects",
+    "6.3.6",
+    "After both players pass in the End Phase, the mandatory End Phase effects are activated and handled, the "
+    "turn player's first (001:L116): a turn never ends with a face-up monster's mandatory End Phase effect not "
+    "activated in it, such an effect is never declined, and each starts a chain of its own, the opponent's only "
+    "once the turn player has none left.",
+    step(_end_phase_effects_activated, "activated"),
+    step(_end_phase_effect_not_declined, "not-declined"),
+    step(_end_phase_turn_player_first, "turn-player-first"),
+)
+
+
+sometimes(
+    "reach-mandatory-end-phase-effect",
+    "6.3.6",
+    "A face-up monster's mandatory End Phase effect is activated after both players pass in the End Phase.",
+    step(lambda s, a, t: _end_phase_link(s, a, t)[0]),
+)
+
+
 def _discard_trigger(s: State, a: ActionView, t: State) -> Val:
-    """The End Phase's triggered effect (6.3.6: the hand-limit discard's) goes on the chain."""
+    """The End Phase's triggered effect from the Graveyard (6.3.6: the hand-limit discard's) goes on the chain."""
     added, kind, _, _ = new_link(s, t)
-    return s.k.and_(a.is_("trigger"), added, kind == Kind.TRIGGER, s.is_phase(Phase.END))
+    from_gy = t.g("c_zone", s.g("chain_len")) == GRAVEYARD
+    return s.k.and_(a.is_("trigger"), added, kind == Kind.TRIGGER, s.is_phase(Phase.END), from_gy)
 
 
 sometimes(
@@ -511,39 +586,30 @@ always(
 )
 
 
-def _second_pass(s: State, a: ActionView) -> Val:
-    """The step is the second of two passes in succession with no chain open (history), or both at once."""
-    k = s.k
-    return k.or_(a.is_("end_step"), k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1))
-
-
 def _phase_moved(s: State, t: State) -> Val:
     return s.k.or_(t.g("phase") != s.g("phase"), t.g("turn") != s.g("turn"))
-
-
-def _window_passed(s: State, a: ActionView) -> Val:
-    """The step is the second of two passes in succession that answered the turn player's summon, Set, change
-    of position or resolved chain (history): the response window (6.3, `response_window`)."""
-    return s.k.and_(a.is_("pass"), s.g("chain_len") == 0, s.g("h_empty_passes") == 1, s.g("h_window") == 1)
 
 
 def _both_passed(s: State, a: ActionView, t: State) -> Val:
     """6.3: both players passed in succession with no chain open: the phase or step ends (in the End Phase the
     turn player over the hand limit first discards, 6.3.6; at damage calculation the player whose monster it
-    determined destroyed decides first on the monster's destruction replacement, 6.3.4.3.3); but two passes of a
+    determined destroyed decides first on the monster's destruction replacement, 6.3.4.3.3; in the End Phase the
+    mandatory End Phase effects still to be activated are activated first, 6.3.6); but two passes of a
     response window close the window and the turn player acts on in the same phase, holding priority."""
     k, r = s.k, s.r
     discards = k.and_(s.g("phase") == Phase.END, r.hand_limit_enforced, s.g("hand", s.tp) > r.hand_limit)
     replaces = k.and_(s.g("phase") == Phase.DMG_DURING, replacement_offered(t))
-    window = _window_passed(s, a)
-    ends = k.implies(k.and_(_second_pass(s, a), k.not_(window)), k.or_(_phase_moved(s, t), discards, replaces))
+    mandatory = k.and_(s.g("phase") == Phase.END, k.or_(*(end_phase_effect_due(s, p) for p in (0, 1))))
+    window = window_passed(s, a)
+    moved = k.or_(_phase_moved(s, t), discards, replaces, mandatory)
+    ends = k.implies(k.and_(second_pass(s, a), k.not_(window)), moved)
     goes_on = k.implies(window, k.and_(k.not_(_phase_moved(s, t)), t.g("prio") == s.tp))
     return k.and_(ends, goes_on)
 
 
 def _one_pass(s: State, a: ActionView, t: State) -> Val:
     """6.3: a single pass never ends a phase or step: only the second of two in succession does."""
-    return s.k.implies(s.k.and_(a.is_("pass"), _phase_moved(s, t)), _second_pass(s, a))
+    return s.k.implies(s.k.and_(a.is_("pass"), _phase_moved(s, t)), second_pass(s, a))
 
 
 def _new_phase_priority(s: State, a: ActionView, t: State) -> Val:

@@ -345,6 +345,7 @@ def test_every_card_of_the_catalogue_has_a_code_and_a_script_of_its_kind() -> No
                 "trigger": "BATTLE_DESTROYED",
                 "continuous": continuous.get(effect, "a continuous effect of its own"),
                 "before_draw": "EVENT_PREDRAW",
+                "end_phase": "EFFECT_TYPE_TRIGGER_F",
             }[word] in text
     assert cards.script(f"c{cards.code_of({'atk': 1200, 'def': 800}, 'card')}.lua") is None  # a Normal Monster
     with pytest.raises(InputError, match="optional 'effect'"):

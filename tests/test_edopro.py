@@ -293,3 +293,13 @@ def test_a_trap_chained_to_a_before_the_draw_effect_is_refused_by_this_core_as_b
     want, got = _last_answers(Rules(), [*_TRAP_SET, _EFFECT, _TRAP])
     assert "answers an activation" in str(want)
     assert isinstance(got, str)
+
+
+def test_the_opponents_card_before_a_mandatory_end_phase_effect_is_refused_by_this_core_too() -> None:
+    """docs/engine-findings.md F18: EDOPro's core, as ygopro-core, asks the turn player for their mandatory End
+    Phase effect before they may pass; the rules let the opponent act first (6.3.6, 001:L116: after both pass)."""
+    from test_ygopro import _MANDATORY_SET, _OPPONENTS_TRAP
+
+    want, got = _last_answers(Rules(), [*_MANDATORY_SET, _OPPONENTS_TRAP])
+    assert not isinstance(want, str)
+    assert "the core does not ask player 1" in str(got)

@@ -125,11 +125,11 @@ SMALL = Rules(monster_zones=1, spell_trap_zones=1, chain_links=2)
 
 
 def test_the_seeded_search_finds_the_shortest_violation_past_the_probe() -> None:
-    """A pass that ends a step while a trigger waits to be activated (drop:pass:3) breaks triggers-first only
-    at step 7, past the probe's 5: the seeded search finds the play, each step before the last taken alike
-    by the rules, and refutes every shorter one. Certified under the mutant from the start of the duel. Asked
+    """A pass after the duel is over (drop:pass:0) breaks nothing-after-the-duel only at step 7, past the
+    probe's 5: the seeded search finds the play, each step before the last taken alike by the rules, and
+    refutes every shorter one. Certified under the mutant from the start of the duel. Asked
     a short way first, as `duelcheck mutate` asks it (to 4 here), then on with those depths not asked again."""
-    m = mu.mutant_by_id("drop:pass:3")
+    m = mu.mutant_by_id("drop:pass:0")
     ts = TransitionSystem(SMALL)
     # pruned by well-formed, as `duelcheck mutate` prunes by every proved invariant (`duelcheck check` proves it
     # for all depths under these rules, with the rest of the suite), on the small field

@@ -335,3 +335,43 @@ def test_under_the_cores_reading_of_the_chain_before_the_draw_both_sides_agree()
 def test_a_trap_before_the_draw_with_no_before_the_draw_effect_is_refused_on_both_sides() -> None:
     """6.3.1: before the draw, with no 'before the draw' effect activated, nothing is activated."""
     _refused_on_both_sides([*_TRAP_SET, _TRAP], "nothing is done in the Draw Phase before the normal draw")
+
+
+# 6.3.6 (001:L116): player 1 holds a Set Normal Trap in player 0's End Phase on turn 3, where player 0's monster
+# carries a mandatory End Phase effect
+_END_PHASE_EFFECT = {"type": "end_phase", "effect": "draw"}
+_MANDATORY_SET = [
+    {"action": "end_step"},
+    {"action": "end_step"},
+    {"action": "end_step", "then": "end_phase"},
+    {"action": "end_step"},
+    {"action": "normal_draw"},
+    {"action": "end_step"},
+    {"action": "end_step"},
+    {"action": "set_spell_trap", "kind": "normal_trap", "effect": "draw"},
+    {"action": "end_step", "then": "end_phase"},
+    {"action": "end_step"},
+    {"action": "normal_draw"},
+    {"action": "end_step"},
+    {"action": "end_step"},
+    {"action": "normal_summon", "atk": 1000, "def": 1000, "effect": _END_PHASE_EFFECT},
+    {"action": "end_step", "then": "end_phase"},
+    {"action": "pass"},
+]
+_OPPONENTS_TRAP = {"action": "activate", "from": 0, "kind": "normal_trap", "effect": "draw"}
+
+
+def test_the_opponents_card_before_a_mandatory_end_phase_effect_is_refused_by_the_core_alone() -> None:
+    """docs/engine-findings.md F18: in the End Phase the rules let the turn player pass and the opponent activate a
+    card before the mandatory End Phase effects, which come once both players pass (6.3.6, 001:L116); the core
+    asks the turn player to activate their mandatory effect before they may pass, so it never asks the opponent."""
+    from duelcheck.adapter import ReferenceAdapter
+
+    actions = [*_MANDATORY_SET, _OPPONENTS_TRAP]
+    rules, engine = ReferenceAdapter({}), _engine()
+    engine.reset({}, {"format": "duelcheck-log/1", "actions": actions})  # type: ignore[attr-defined]
+    for action in actions[:-1]:
+        assert not isinstance(rules.apply(action), str), action
+        assert not isinstance(engine.apply(action), str), action  # type: ignore[attr-defined]
+    assert not isinstance(rules.apply(_OPPONENTS_TRAP), str)
+    assert "the core does not ask player 1" in str(engine.apply(_OPPONENTS_TRAP))  # type: ignore[attr-defined]

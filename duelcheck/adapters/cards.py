@@ -113,6 +113,7 @@ TYPE_WORD = {
     MonsterEffect.TRIGGER: "trigger",
     MonsterEffect.CONTINUOUS: "continuous",
     MonsterEffect.BEFORE_DRAW: "before_draw",
+    MonsterEffect.END_PHASE: "end_phase",
 }
 WORD_TYPE = {w: t for t, w in TYPE_WORD.items()}
 EFFECT_NAMES = {e.name.lower(): e for e in Effect}
@@ -214,7 +215,7 @@ CONSTANTS = """
 LOCATION_HAND=0x02 LOCATION_MZONE=0x04 LOCATION_SZONE=0x08 LOCATION_ONFIELD=0x0c LOCATION_GRAVE=0x10
 REASON_BATTLE=0x20 REASON_EFFECT=0x40 REASON_COST=0x80 REASON_DISCARD=0x4000
 EFFECT_TYPE_SINGLE=0x1 EFFECT_TYPE_FIELD=0x2 EFFECT_TYPE_ACTIVATE=0x10 EFFECT_TYPE_FLIP=0x20
-EFFECT_TYPE_IGNITION=0x40 EFFECT_TYPE_TRIGGER_O=0x80 EFFECT_TYPE_QUICK_O=0x100
+EFFECT_TYPE_IGNITION=0x40 EFFECT_TYPE_TRIGGER_O=0x80 EFFECT_TYPE_QUICK_O=0x100 EFFECT_TYPE_TRIGGER_F=0x200
 EFFECT_FLAG_CARD_TARGET=0x10 EFFECT_FLAG_PLAYER_TARGET=0x800 EFFECT_FLAG_DAMAGE_STEP=0x4000
 EFFECT_FLAG_DAMAGE_CAL=0x8000 EFFECT_FLAG_DELAY=0x10000
 EFFECT_UPDATE_ATTACK=100 EFFECT_SKIP_M1=182 EFFECT_SKIP_BP=183
@@ -223,7 +224,7 @@ EFFECT_TYPE_CONTINUOUS=0x800 EFFECT_DIRECT_ATTACK=74 EFFECT_DESTROY_REPLACE=50 E
 REASON_REPLACE=0x1000000
 TYPE_TRAP=0x4
 EVENT_FREE_CHAIN=1002 EVENT_CHAINING=1027 EVENT_ATTACK_ANNOUNCE=1130 EVENT_BATTLE_DESTROYED=1140
-EVENT_PREDRAW=1113
+EVENT_PREDRAW=1113 EVENT_PHASE=0x1000
 PHASE_MAIN1=0x04 PHASE_BATTLE_START=0x08 PHASE_BATTLE_STEP=0x10 PHASE_DAMAGE=0x20 PHASE_DAMAGE_CAL=0x40
 PHASE_BATTLE=0x80 PHASE_END=0x200
 RESET_EVENT=0x1000 RESETS_STANDARD=0x1fe0000 RESET_OPPO_TURN=0x20000000 RESET_PHASE=0x40000000
@@ -471,6 +472,8 @@ _MONSTER_TYPE = {
         "EVENT_PREDRAW",
         "return tp==Duel.GetTurnPlayer()",
     ),
+    # 6.3.6 (001:L116): "during each End Phase", mandatory: the core's phase event of the End Phase
+    MonsterEffect.END_PHASE: ("EFFECT_TYPE_FIELD+EFFECT_TYPE_TRIGGER_F", "EVENT_PHASE+PHASE_END", None),
 }
 
 
@@ -636,6 +639,10 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
 # effects with no script for the cores yet (the delayed draws, `DELAYED`): the rules' side keeps them out of
 # the decks it deals
 FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1 and e in SCRIPTS)
+# nor monsters with a mandatory End Phase effect: the cores ask the turn player to activate it before they may pass
+# (docs/engine-findings.md F18), where the rules hold it until both players pass (6.3.6, 001:L116), so the two sides'
+# decisions do not line up one for one; a log's play (a board, tests/data/effect-plays.json) takes it on both sides
+FULL_MONSTER_TYPES = tuple(sorted(t for t in MONSTER_EFFECTS if t != MonsterEffect.END_PHASE))
 
 
 def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
@@ -648,7 +655,7 @@ def full_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
         if roll < 1 / 3:
             out.append(stats)
         elif roll < 2 / 3:
-            mtype = rng.choice(sorted(MONSTER_EFFECTS))
+            mtype = rng.choice(FULL_MONSTER_TYPES)
             carried = rng.choice([e for e in MONSTER_EFFECTS[mtype] if e in FULL_EFFECTS or e in CONTINUOUS])
             out.append({**stats, "effect": {"type": TYPE_WORD[mtype], "effect": carried.name.lower()}})
         else:

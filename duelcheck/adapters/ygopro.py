@@ -591,7 +591,7 @@ class Ygopro:
         card = catalogue.card_of(c["code"])
         monster = card.get("effect") if "kind" not in card else None
         if isinstance(monster, dict):
-            if monster["type"] in ("flip", "trigger"):
+            if monster["type"] in ("flip", "trigger", "end_phase"):
                 return {"action": "trigger"}
             return {"action": "activate_effect", "monster": c["sequence"], **monster}
         where: Any = "hand" if c["location"] == oc.LOCATION_HAND else c["sequence"]
@@ -760,6 +760,10 @@ class Ygopro:
         if _before_draw(msg):  # 6.3.1: declined: the normal draw
             return 0 if name == "normal_draw" and self._asks_at(pre) else None
         if msg.code == oc.MSG_SELECT_CHAIN:  # a pass, or the first of the two passes `end_step` stands for
+            if _forced(msg):
+                # the core asks for a mandatory End Phase effect before the player may pass (F18); the rules'
+                # passes come first (6.3.6, 001:L116) and their `trigger` answers it
+                return None
             if name == "end_step" and f["player"] != pre.g("prio") and not pre.g("chain_len"):
                 # the second of the two: the core passed for the first player, who had nothing to activate
                 from duelcheck.log import PHASE_NAME
@@ -821,6 +825,12 @@ class Ygopro:
             asked = tp if trigger_due(state, tp) else 1 - tp
         if replacement:  # 6.3.4.3.3: a destruction replacement, the turn player's first
             asked = replacement_decider(state)
+        forced = _forced(msg)
+        if forced and state.g("chain_len"):
+            return False  # 6.3.6: a mandatory End Phase effect starts a chain of its own (F18)
+        if forced and (trigger_due(state, 0) or trigger_due(state, 1)):
+            # 6.3.6: the mandatory End Phase effect the rules hold waiting: its player's, the turn player's first
+            asked = state.tp if trigger_due(state, state.tp) else 1 - state.tp
         if state.g("turn") != max(self.turn, 1) or msg.fields.get("player") != asked:
             return False
         if seen is not None and seen != phase:
@@ -994,7 +1004,7 @@ class Ygopro:
             "winner": "none" if self.winner is None else self.winner,
             "players": players,
         }
-        if self.pending is not None and "player" in self.pending.fields and self.pending.code != oc.MSG_SELECT_EFFECTYN:
+        if self.pending is not None and "player" in self.pending.fields and not _asks_trigger(self.pending):
             # the player the core asks (a waiting trigger is asked of its controller, who need not hold priority)
             out["priority"] = self.pending.fields["player"]
         phase = self._phase_word()
@@ -1036,6 +1046,18 @@ def _effect_asked(msg: oc.Message) -> dict[str, Any] | None:
         return None
     effect = card.get("effect")
     return effect if isinstance(effect, dict) else None
+
+
+def _forced(msg: oc.Message) -> bool:
+    """The core asks a player to choose among chain links one of which is mandatory: their mandatory End Phase
+    effect (the catalogue's only one), which they must activate before they may pass (F18)."""
+    return msg.code == oc.MSG_SELECT_CHAIN and any(c["forced"] for c in msg.fields["chains"])
+
+
+def _asks_trigger(msg: oc.Message) -> bool:
+    """The core asks about a waiting triggered effect (an optional one, or a mandatory End Phase effect): of its
+    controller, who need not hold priority."""
+    return msg.code == oc.MSG_SELECT_EFFECTYN or _forced(msg)
 
 
 def _before_draw(msg: oc.Message) -> bool:

@@ -248,9 +248,13 @@ class _Board:
         if kind in MONSTER_KIND.values():
             if link.cost != "none" or link.left_field:
                 raise self.fail(where, "a monster effect's link: no cost, and not left_field")
-            if z != "graveyard":  # a trigger_effect link on the field: a "before the draw" effect (6.3.1)
-                mtype = ACTIVATED_BY_KIND.get(kind, MonsterEffect.FLIP)
-                here = v[("m_occ", p, z)] and v[("m_kind", p, z)] == mtype
+            if z != "graveyard":
+                # a trigger_effect link on the field: a "before the draw" effect (6.3.1) or a mandatory End Phase
+                # effect (6.3.6)
+                mtypes: tuple[MonsterEffect, ...] = (ACTIVATED_BY_KIND.get(kind, MonsterEffect.FLIP),)
+                if kind == Kind.TRIGGER:
+                    mtypes += (MonsterEffect.END_PHASE,)
+                here = v[("m_occ", p, z)] and v[("m_kind", p, z)] in mtypes
                 if not (here and v[("m_eff", p, z)] == EFFECTS[link.effect]):
                     raise self.fail(f"{where}.zone", f"the zone of player {p}'s monster with that {link.kind}")
             return

@@ -70,6 +70,7 @@ MONSTER_EFFECT_TYPES: dict[str, MonsterEffect] = {
     "trigger": MonsterEffect.TRIGGER,
     "continuous": MonsterEffect.CONTINUOUS,
     "before_draw": MonsterEffect.BEFORE_DRAW,  # 6.3.1: "before your normal draw in your Draw Phase"
+    "end_phase": MonsterEffect.END_PHASE,  # 6.3.6: "during each End Phase", mandatory
 }
 
 
@@ -173,7 +174,7 @@ LinkKindName = Literal[
 ]
 
 
-EffectType = Literal["ignition", "quick", "flip", "trigger", "continuous", "before_draw"]
+EffectType = Literal["ignition", "quick", "flip", "trigger", "continuous", "before_draw", "end_phase"]
 
 
 CostName = Literal["none", "discard", "pay_lp"]
@@ -268,7 +269,10 @@ class PendingTrigger(BaseModel):
     model_config = _STRICT
     state: Literal["flipped", "flip_due", "trigger_due"]
     effect: EffectName
-    zone: Zone | Literal["graveyard"] = Field(description="the Flip monster's zone, or the Graveyard")
+    zone: Zone | Literal["graveyard"] = Field(
+        description="the Flip monster's zone, the Graveyard, or the zone of the monster whose mandatory End Phase "
+        "effect waits (6.3.6)"
+    )
 
 
 class DelayedEffect(BaseModel):

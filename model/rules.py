@@ -1540,11 +1540,18 @@ def triggered(s: State, a: Params, n: Builder, mine: Val) -> None:
 
 
 def attacker_changed(n: Builder, p: Val, z: Val) -> None:
-    """6.3.4.2: an attacker that changes to Defense Position in the Battle Step does not battle."""
+    """6.3.4.2: an attacker that changes to Defense Position in the Battle Step does not battle; nor one that
+    changes in the Damage Step before damage calculation (6.3.4.3.3: a monster that cannot battle is not
+    calculated, as when its target leaves the field; docs/engine-findings.md F19)."""
     if n.dead:  # concrete, behind a false condition: nothing here would take effect
         return
     k = n.k
-    attacker = k.and_(n.g("attacking"), p == n.tp, z == n.g("atk_zone"), n.g("phase") == Phase.BATTLE_STEP)
+    attacker = k.and_(n.g("attacking"), p == n.tp, z == n.g("atk_zone"))
+    # the Battle Step, or the Damage Step up to damage calculation
+    before_calc = k.or_(
+        n.g("phase") == Phase.BATTLE_STEP, n.is_phase(Phase.DMG_START, Phase.DMG_BEFORE, Phase.DMG_DURING)
+    )
+    attacker = k.and_(attacker, before_calc)
     with n.when(k.and_(attacker, n.g("m_def", p, z))):
         end_attack(n)
 

@@ -162,38 +162,46 @@ def _battlers_gone(s: State, t: State) -> tuple[Val, Val]:
     return attacker, target
 
 
+# the timings where an attacker that changes to Defense Position no longer battles: the Battle Step (6.3.4.2) and
+# the Damage Step up to damage calculation (6.3.4.3.3)
+UNTIL_CALCULATION = (Phase.BATTLE_STEP, Phase.DMG_START, Phase.DMG_BEFORE, Phase.DMG_DURING)
+
+
 def _attacker_to_defense(s: State, a: ActionView, t: State) -> Val:
     """6.3.4.2: an attacker that changes to Defense Position in the Battle Step (by an effect: a position
-    change, or Set face-down) cannot go on battling: the attack ends there and no Damage Step follows."""
+    change, or Set face-down) cannot go on battling: the attack ends there and no Damage Step follows; in the
+    Damage Step, up to damage calculation, the attack ends too and no damage is calculated (6.3.4.3.3)."""
     k, tp = s.k, s.tp
     az = s.g("atk_zone")
-    stays = k.and_(t.g("phase") == s.g("phase"), t.g("turn") == s.g("turn"), s.g("phase") == Phase.BATTLE_STEP)
+    stays = k.and_(t.g("phase") == s.g("phase"), t.g("turn") == s.g("turn"), s.is_phase(*UNTIL_CALCULATION))
     there = k.and_(s.g("m_occ", tp, az), t.g("m_occ", tp, az))
     changed = k.and_(s.g("attacking"), stays, there, k.not_(s.g("m_def", tp, az)), t.g("m_def", tp, az))
     return k.implies(changed, k.not_(t.g("attacking")))
 
 
 def _attacker_stands(s: State) -> Val:
-    """6.3.4.2: an attack is declared by a face-up Attack Position monster, and in the Battle Step it goes on
-    only while its attacker is there in face-up Attack Position."""
+    """6.3.4.2: an attack is declared by a face-up Attack Position monster, and in the Battle Step (and the Damage
+    Step up to damage calculation, 6.3.4.3.3) it goes on only while its attacker is there in face-up Attack
+    Position."""
     k, tp = s.k, s.tp
     az = s.g("atk_zone")
     stands = k.and_(s.g("m_occ", tp, az), s.g("m_up", tp, az), k.not_(s.g("m_def", tp, az)))
-    return k.implies(k.and_(s.g("attacking"), s.g("phase") == Phase.BATTLE_STEP), stands)
+    return k.implies(k.and_(s.g("attacking"), s.is_phase(*UNTIL_CALCULATION)), stands)
 
 
 def _attack_end_reason(s: State, a: ActionView, t: State) -> Val:
     """An attack ends only for a reason the rules give: its battle is over when the Damage Step ends
     (6.3.4.3.5); its attacker leaves the field, or changes to Defense Position in the Battle Step, or the
-    attack is negated (6.3.4.2); its target leaves the field during the Damage Step (6.3.4.3.3); the attacking
-    player stops after a replay (6.3.4.2.1); an effect ends the Battle Phase (6.3.4.4). A monster of another
-    zone, or of the other player, changing position ends no attack, nor does the attacker in the Damage Step."""
+    attack is negated (6.3.4.2); its target leaves the field during the Damage Step, or its attacker changes to
+    Defense Position there before damage calculation (6.3.4.3.3); the attacking player stops after a replay
+    (6.3.4.2.1); an effect ends the Battle Phase (6.3.4.4). A monster of another zone, or of the other player,
+    changing position ends no attack, nor does the attacker after damage calculation."""
     k, tp = s.k, s.tp
     az = s.g("atk_zone")
     ended = k.and_(s.g("attacking"), k.not_(t.g("attacking")))
     over = k.and_(s.g("phase") == Phase.DMG_END, t.g("phase") == Phase.BATTLE_STEP)
     attacker_left, target_left = _battlers_gone(s, t)
-    to_defense = k.and_(s.g("phase") == Phase.BATTLE_STEP, k.not_(s.g("m_def", tp, az)), t.g("m_def", tp, az))
+    to_defense = k.and_(s.is_phase(*UNTIL_CALCULATION), k.not_(s.g("m_def", tp, az)), t.g("m_def", tp, az))
     live, eff = link_takes_effect(s, a), _top(s, "c_eff")
     negated = k.and_(live, eff == Effect.NEGATE_ATTACK)
     bp_ends = k.and_(live, eff == Effect.END_BATTLE_PHASE, s.is_phase(Phase.BATTLE_START, Phase.BATTLE_STEP))
@@ -214,10 +222,10 @@ always(
     "6.3.4.2, 6.3.4.2.1, 6.3.4.3.3, 6.3.4.3.5, 6.3.4.4",
     "An attack ends when its attacker leaves the field (whether one monster is destroyed or all of them) or "
     "its target leaves it during the Damage Step; when its attacker changes to Defense Position in the Battle "
-    "Step, so that in the Battle Step an attacker is always in face-up Attack Position; and only for a reason "
-    "the rules give: the Damage Step over, the attack negated, a battler gone, the attacker to Defense Position "
-    "in the Battle Step, a stop after a replay, the Battle Phase ended. Under `replay_stored` (Goat format) a "
-    "replay always ends the attack.",
+    "Step or in the Damage Step before damage calculation, so that there an attacker is always in face-up Attack "
+    "Position; and only for a reason the rules give: the Damage Step over, the attack negated, a battler gone, "
+    "the attacker to Defense Position before damage calculation, a stop after a replay, the Battle Phase ended. "
+    "Under `replay_stored` (Goat format) a replay always ends the attack.",
     step(_battler_left, "battler-leaves"),
     step(_attacker_to_defense, "attacker-to-defense"),
     state(_attacker_stands, "attacker-in-attack-position"),

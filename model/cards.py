@@ -143,6 +143,10 @@ class Effect(IntEnum):
     # conducting your normal draw, you can add 1 card from your Deck to your hand": applied, not activated (no
     # chain), at the moment of the draw; the turn player then draws no card in that Draw Phase
     SEARCH_INSTEAD_OF_DRAW = 26
+    # "your opponent discards 1 card" (001:L118, L119): a discard by a card effect, where the hand-limit discard is
+    # one by the rules: a monster so discarded whose effect triggers "when this card is discarded to the Graveyard
+    # by a card effect" (Grapha, Dragon Lord of Dark World's kind) has it activated
+    OPPONENT_DISCARDS = 27
 
 
 TARGETED = (

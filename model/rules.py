@@ -847,6 +847,10 @@ def _resolutions(s: State) -> Iterator[dict[str, int]]:
         yield {}
         for amount in ATK_CHANGES:
             yield {"amount": amount}
+    elif eff == Effect.OPPONENT_DISCARDS:
+        yield {}
+        for trig in BY_EFFECT_TRIGGERS:
+            yield {"eff": int(trig)}
     else:
         yield {}
 
@@ -1556,7 +1560,35 @@ def attacker_changed(n: Builder, p: Val, z: Val) -> None:
         end_attack(n)
 
 
-@action("resolve", "seed 000", ("atk", "defv", "pos", "amount"), _resolutions)
+# the effects of the catalogue's monsters that trigger "when this card is discarded to the Graveyard by a card
+# effect" (001:L119: Grapha, Dragon Lord of Dark World's kind): draw 1 card
+BY_EFFECT_TRIGGERS: tuple[Effect, ...] = (Effect.DRAW,)
+
+
+def discarded_by_effect(s: State, a: Params, n: Builder, applies: Val, eff: Val, owner: Val) -> None:
+    """001:L118, L119: "your opponent discards 1 card" is a discard by a card effect: one card of the opponent's
+    hand goes to their Graveyard; `eff` is the effect of the card discarded when it is a monster whose effect
+    triggers "when this card is discarded to the Graveyard by a card effect" (NONE: another card). That effect
+    waits, activated (or declined) once the chain has resolved (6.3.4.3.4: effects triggered while a chain
+    resolves wait for it)."""
+    k = s.k
+    victim = s.other(owner)
+    discards = k.and_(applies, eff == Effect.OPPONENT_DISCARDS, s.g("hand", victim) > 0)
+    with n.when(discards):
+        n.add("hand", victim, -1)
+        n.add("gy", victim, 1)
+    with n.when(a.eff != Effect.NONE):
+        n.require(discards, "001:L119: no card is discarded by a card effect here")
+        n.require(
+            k.one_of(a.eff, BY_EFFECT_TRIGGERS),
+            "model catalogue: a monster's effect triggered when it is discarded by a card effect draws a card",
+        )
+        n.set("trig", victim, Pending.TRIGGER_DUE)
+        n.set("trig_eff", victim, a.eff)
+        n.set("trig_zone", victim, GRAVEYARD)
+
+
+@action("resolve", "seed 000", ("atk", "defv", "pos", "amount", "eff"), _resolutions)
 def resolve(s: State, a: Params, n: Builder) -> None:
     """Resolve the last link of the chain (last in, first out)."""
     k, r = s.k, s.r
@@ -1666,6 +1698,7 @@ def resolve(s: State, a: Params, n: Builder) -> None:
         n.set("passed", False)
         with n.when(k.and_(open_game_state_phase(n), n.g("winner") == 0)):
             open_window(n)
+    discarded_by_effect(s, a, n, applies, eff, owner)  # (last, so that no other guard or write moves)
 
 
 @action("declare_attack", "6.3.4.2", ("zone", "tzone"), _attacks)
@@ -1792,17 +1825,20 @@ FROM_HAND_TRIGGERS: tuple[Effect, ...] = MONSTER_EFFECTS[MonsterEffect.TRIGGER]
 
 
 def _discards(s: State) -> Iterator[dict[str, int]]:
-    yield {"eff": int(Effect.NONE)}
-    for eff in FROM_HAND_TRIGGERS:
-        yield {"eff": int(eff)}
+    for pos in (False, True):
+        yield {"eff": int(Effect.NONE), "pos": pos}
+        for eff in FROM_HAND_TRIGGERS:
+            yield {"eff": int(eff), "pos": pos}
 
 
-@action("discard", "6.3.6", ("eff",), _discards)
+@action("discard", "6.3.6", ("eff", "pos"), _discards)
 def discard(s: State, a: Params, n: Builder) -> None:
     """The turn player discards a card down to the hand limit; then the turn ends. The cards discarded go to
     the Graveyard together; `eff` is the effect of a monster among them whose effect triggers when it is sent
     from the hand to the Graveyard (NONE: no such card), counted last. Its effect is then activated (or
-    declined) before the turn ends: the discard is one by the rules, not by a card effect (001:L118, L119)."""
+    declined) before the turn ends: the discard is one by the rules, not by a card effect (001:L118, L119), so
+    `pos`, a monster among them whose effect triggers when it is discarded by a card effect (Grapha, Dragon Lord
+    of Dark World's kind), has its effect not activated: nothing here reads it."""
     k, r, tp = s.k, s.r, s.tp
     require_live(s, n)
     n.require(s.g("discarding"), "6.3.6: cards are discarded to the hand limit at the end of the End Phase")

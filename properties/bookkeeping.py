@@ -28,6 +28,7 @@ from duelcheck.model.cards import (
 )
 from duelcheck.model.kit import Val
 from duelcheck.model.rules import (
+    BY_EFFECT_TRIGGERS,
     DRAWN,
     MONSTER_EFFECTS,
     draw_pending,
@@ -55,6 +56,12 @@ from duelcheck.properties.history import LATER_DUE, protected
 def _well_formed(s: State) -> Val:
     """Structural facts of every reachable state; they make the other invariants provable by induction."""
     return s.k.and_(*well_formed_facts(s))
+
+
+def discard_trigger(s: State, eff: Val, zone: Val) -> Val:
+    """001:L119: an effect, and where it comes from, that may be the effect of a monster a card effect discarded,
+    triggered by that discard: one of BY_EFFECT_TRIGGERS, from the Graveyard."""
+    return s.k.and_(zone == GRAVEYARD, s.k.one_of(eff, BY_EFFECT_TRIGGERS))
 
 
 def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
@@ -106,19 +113,31 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
         k.implies(k.and_(s.g("turn") == 1, k.not_(r.first_turn_battle)), k.not_(s.g("bp_done"))),
         k.implies(s.g("drew"), k.or_(s.g("turn") > 1, r.first_turn_draw)),
         # 6.3: on turn 1 the second player has had no turn: no card of theirs on the field, no link or waiting
-        # effect of theirs, so nothing has skipped a phase of the first player's (the path that skips Main Phase 1
-        # meets the turn-1 Battle Phase rule only on later turns)
+        # effect of theirs (but the effect of a monster a card effect discarded from their hand, 001:L119), so
+        # nothing has skipped a phase of the first player's (the path that skips Main Phase 1 meets the turn-1
+        # Battle Phase rule only on later turns)
         k.implies(
             s.g("turn") == 1,
             k.and_(
                 k.not_(s.g("skip_m1", 0)),
                 k.not_(s.g("skip_bp", 0)),
-                s.g("trig", 1) == Pending.NONE,
+                k.or_(s.g("trig", 1) == Pending.NONE, discard_trigger(s, s.g("trig_eff", 1), s.g("trig_zone", 1))),
                 # 6.3 (counting turns): a delayed effect resolved on turn 1 has counted no turn yet
                 *(k.one_of(s.g("later", p), (0, LATER_TURNS + 1)) for p in (0, 1)),
                 *(k.not_(s.g("m_occ", 1, z)) for z in range(mz)),
                 *(k.not_(s.g("s_occ", 1, z)) for z in range(sz)),
-                *(k.implies(j < length, s.g("c_owner", j) == 0) for j in range(cl)),
+                *(
+                    k.implies(
+                        j < length,
+                        k.or_(
+                            s.g("c_owner", j) == 0,
+                            k.and_(
+                                s.g("c_kind", j) == Kind.TRIGGER, discard_trigger(s, s.g("c_eff", j), s.g("c_zone", j))
+                            ),
+                        ),
+                    )
+                    for j in range(cl)
+                ),
             ),
         ),
         # 6.3.1: before the normal draw nothing is done but a chain a "before the draw" effect of the turn
@@ -280,6 +299,8 @@ def well_formed_facts(s: State, budget: bool = True) -> list[Val]:
                         k.or_(ph == Phase.DMG_END, k.and_(ph == Phase.END, p == tp, r.hand_limit_enforced)),
                         zone == GRAVEYARD,
                     ),
+                    # 001:L119: a monster a card effect discarded, whose effect triggers on that
+                    k.and_(zone == GRAVEYARD, k.one_of(s.g("trig_eff", p), BY_EFFECT_TRIGGERS)),
                     # 6.3.6 (001:L116): a face-up monster's mandatory End Phase effect, not yet activated (once
                     # both players passed: never while a chain resolves)
                     k.and_(
@@ -554,6 +575,17 @@ def _bookkeeping(s: State) -> Val:
             s.g("trig_zone", p) == s.g("h_trig_zone", p),  # where the waiting effect comes from
             h >= 0,
             h <= 2,
+            # 001:L119: the effect of a monster a card effect discarded waits from the Graveyard, in any phase; the
+            # other effects waiting there (a battle-destroyed monster's, a hand-limit discard's) at their timings
+            k.implies(
+                s.g("h_trig_discard", p) == 1,
+                k.and_(trig == Pending.TRIGGER_DUE, discard_trigger(s, s.g("trig_eff", p), s.g("trig_zone", p))),
+            ),
+            k.implies(
+                k.and_(trig == Pending.TRIGGER_DUE, s.g("trig_zone", p) == GRAVEYARD, s.g("h_trig_discard", p) == 0),
+                k.or_(s.g("phase") == Phase.DMG_END, k.and_(s.g("phase") == Phase.END, p == s.tp)),
+            ),
+            k.one_of(s.g("h_trig_discard", p), (0, 1)),
         ]
     for p in (0, 1):  # 6.3: a delayed effect's turns, counted down by the rules and up by the property layer
         later, seen = s.g("later", p), s.g("h_later", p)

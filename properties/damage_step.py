@@ -30,7 +30,7 @@ from duelcheck.properties.core import (
     step,
     zones,
 )
-from duelcheck.properties.history import LATER_DUE, protected
+from duelcheck.properties.history import FLIP_DUE, LATER_DUE, protected
 
 
 def monster_zone_count(s: State) -> int:
@@ -140,10 +140,13 @@ def _damage_step_activations(s: State, a: ActionView, t: State) -> Val:
         )
     # triggered effects: a battle-destroyed monster's effect is activated at the end of the Damage Step (and a
     # delayed effect's draw in the Standby Phase, 6.3.2: properties/turn.py `delayed-effects`; a card the
-    # hand-limit discard sent from the hand to the Graveyard, in the End Phase, 6.3.6)
+    # hand-limit discard sent from the hand to the Graveyard, in the End Phase, 6.3.6; the effect of a monster a
+    # card effect discarded, wherever that chain resolved, 001:L119: history)
     new = s.g("chain_len")
     destroyed = k.and_(a.is_("trigger"), a.p("pos"), t.g("c_kind", new) == Kind.TRIGGER)
-    triggered = k.implies(destroyed, s.is_phase(Phase.DMG_END, Phase.STANDBY, Phase.END))
+    taker = k.ite(s.g("h_triggers", s.tp) == FLIP_DUE, s.tp, s.other(s.tp), w=1)
+    discarded = s.g("h_trig_discard", taker) == 1
+    triggered = k.implies(destroyed, k.or_(s.is_phase(Phase.DMG_END, Phase.STANDBY, Phase.END), discarded))
     return k.and_(k.implies(k.and_(a.is_("activate"), s.is_phase(*DAMAGE_STEP)), allowed), triggered)
 
 

@@ -96,7 +96,8 @@ def _negated_does_nothing(s: State, a: ActionView, t: State) -> Val:
 def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
     """Seed 000's catalogue: "the opponent skips their next Battle Phase / Main Phase 1" reaches the link's
     opponent, never its player; "draw a card" draws for the link's player, never the opponent: one card from
-    their deck to their hand, the duel going on, or, from an empty deck, their loss."""
+    their deck to their hand, the duel going on, or, from an empty deck, their loss; "your opponent discards 1
+    card" takes one card from the opponent's hand to their Graveyard, when they hold one."""
     k = s.k
     live = link_takes_effect(s, a)
     eff, owner = _top(s, "c_eff"), _top(s, "c_owner")
@@ -114,6 +115,12 @@ def _applies_to_named_player(s: State, a: ActionView, t: State) -> Val:
     draws = k.ite(deck > 0, given, t.g("winner") == winner_if_loses(s, owner))
     drawn = k.and_(draws, t.g("hand", opp) == s.g("hand", opp))
     out.append(k.implies(k.and_(live, k.one_of(eff, DRAWS)), drawn))
+    # "your opponent discards 1 card" (001:L118, L119): one card of the link's opponent's hand to their Graveyard,
+    # when they hold one; the link's player keeps theirs
+    held = s.g("hand", opp) > 0
+    one = k.and_(t.g("hand", opp) == s.g("hand", opp) - 1, t.g("gy", opp) == s.g("gy", opp) + 1)
+    discarded = k.and_(k.ite(held, one, t.g("hand", opp) == s.g("hand", opp)), t.g("hand", owner) == s.g("hand", owner))
+    out.append(k.implies(k.and_(live, eff == Effect.OPPONENT_DISCARDS), discarded))
     return k.and_(*out)
 
 
@@ -189,7 +196,8 @@ always(
     "resolution-effects",
     "seed 000 (chain, negation, effect catalogue)",
     "A negated link resolves without effect; an effect applies to the player its text names (the opponent "
-    "skips a phase, the controller draws a card from their deck, or loses with it empty); a position change, "
+    "skips a phase or discards a card, the controller draws a card from their deck, or loses with it empty); a "
+    "position change, "
     "a Set face-down, an ATK change, the end of the Battle Phase and damage to both players do what their text "
     "says; a resolving link "
     "changes no card its text does not name.",

@@ -234,8 +234,10 @@ def _triggers(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
     survived = k.and_(p != s.tp, tgt != DIRECT, t.g("m_occ", p, tgt))
     battle_destroyed = _left(s, t, p, MonsterEffect.TRIGGER)
     destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, battle_destroyed)
-    # 6.3.6: the effect of a card the hand-limit discard sent to the Graveyard; a mandatory End Phase effect
+    # 6.3.6: the effect of a card the hand-limit discard sent to the Graveyard; a mandatory End Phase effect;
+    # 001:L119: the effect of a monster a card effect discarded
     destroyed = k.or_(destroyed, _discarded_trigger(s, a, p), _end_phase_effect(s, a, p))
+    destroyed = k.or_(destroyed, _discarded_by_effect_trigger(s, a, p))
     after_calc = k.ite(survived, FLIP_DUE, 0, w=3)
     kept = k.ite(taken, 0, k.ite(calculated, after_calc, old, w=3), w=3)
     if s.r.trigger_only_in_location:
@@ -299,6 +301,22 @@ def _end_phase_zone(s: State, p: int) -> Val:
     return zone
 
 
+def discarded_by_effect(s: State, a: ActionView, p: Val) -> Val:
+    """001:L118, L119: the step resolves "your opponent discards 1 card" against player p (the last link, its
+    opponent's, takes effect) while p holds a card: a discard by a card effect."""
+    k = s.k
+    top = s.g("chain_len") - 1
+    theirs = s.g("c_owner", top) != p
+    effect = s.g("c_eff", top) == Effect.OPPONENT_DISCARDS
+    return k.and_(link_takes_effect(s, a), effect, theirs, s.g("hand", p) > 0)
+
+
+def _discarded_by_effect_trigger(s: State, a: ActionView, p: int) -> Val:
+    """001:L119: player p's monster a card effect discarded, whose effect triggers when it is discarded to the
+    Graveyard by a card effect (the resolution names it: `eff`), has it waiting."""
+    return s.k.and_(discarded_by_effect(s, a, p), a.p("eff") != 0)
+
+
 def _discarded_trigger(s: State, a: ActionView, p: int) -> Val:
     """6.3.6 (001:L118, L119): player p discarded to the hand limit a monster whose effect triggers when it is
     sent from the hand to the Graveyard: a discard by the rules, not by a card effect, so its effect triggers."""
@@ -306,10 +324,13 @@ def _discarded_trigger(s: State, a: ActionView, p: int) -> Val:
 
 
 def delayed_draw(s: State, t: State, p: Val) -> Val:
-    """6.3.2: the step adds player p's triggered effect as a new chain link in the Standby Phase: a delayed
-    effect's draw (the catalogue's only triggered effect of that phase)."""
+    """6.3.2: the step adds player p's triggered effect as a new chain link in the Standby Phase with no other
+    triggered effect waiting: a delayed effect's draw (the catalogue's only triggered effect of that phase but that
+    of a monster a card effect discarded, 001:L119, which waits)."""
+    k = s.k
     added, kind, _, owner = new_link(s, t)
-    return s.k.and_(s.is_phase(Phase.STANDBY), added, kind == Kind.TRIGGER, owner == p)
+    waiting = k.or_(s.g("h_triggers", 0) == FLIP_DUE, s.g("h_triggers", 1) == FLIP_DUE)
+    return k.and_(s.is_phase(Phase.STANDBY), added, kind == Kind.TRIGGER, owner == p, k.not_(waiting))
 
 
 def _delayed_resolved(s: State, a: ActionView, p: int) -> Val:
@@ -428,11 +449,25 @@ def _trigger_source(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> 
     moved_on = s.g("phase") != t.g("phase")
     destroyed = k.and_(moved_on, s.g("phase") == Phase.DMG_AFTER, _left(s, t, p, MonsterEffect.TRIGGER))
     destroyed = k.or_(destroyed, _discarded_trigger(s, a, p))  # the discarded card's effect: from the Graveyard
+    destroyed = k.or_(destroyed, _discarded_by_effect_trigger(s, a, p))
     now = _triggers(s, a, t, idx)
     kept = k.ite(now == 0, 0, s.g("h_trig_zone", p), w=4)
     # 6.3.6: a mandatory End Phase effect: the zone of the monster it comes from
     kept = k.ite(_end_phase_effect(s, a, p), _end_phase_zone(s, p), kept, w=4)
     return k.ite(destroyed, GRAVEYARD, k.ite(_flipped(s, t, p), _flip_zone(s, t, p), kept, w=4), w=4)
+
+
+def _trigger_discarded(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
+    # 001:L119: 1 while player p's waiting triggered effect is that of a monster a card effect discarded (from
+    # the Graveyard; a Flip effect that replaces it before it is activated ends it), else 0
+    (p,) = idx
+    k = s.k
+    kept = k.and_(
+        s.g("h_trig_discard", p) == 1,
+        _triggers(s, a, t, idx) == FLIP_DUE,
+        _trigger_source(s, a, t, idx) == GRAVEYARD,
+    )
+    return k.ite(k.or_(_discarded_by_effect_trigger(s, a, p), kept), 1, 0, w=2)
 
 
 def _moves(s: State, a: ActionView, t: State, idx: tuple[int, ...]) -> Val:
@@ -640,6 +675,16 @@ def _suite_counters(rules: Rules) -> list[Counter]:
             _spec("h_trig_zone", (2,), 4, "where a player's waiting triggered effect comes from (history)"),
             _trigger_source,
             lambda b, idx: int(b.g("trig_zone", idx[0])),
+        ),
+        Counter(
+            _spec(
+                "h_trig_discard",
+                (2,),
+                2,
+                "a player's waiting triggered effect is that of a monster a card effect discarded (history, 001:L119)",
+            ),
+            _trigger_discarded,
+            lambda b, idx: 0,
         ),
         Counter(
             _spec(

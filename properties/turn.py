@@ -44,6 +44,7 @@ from duelcheck.properties.history import (
     FLIP_DUE,
     LATER_DUE,
     delayed_draw,
+    discarded_by_effect,
     end_phase_effect_due,
     second_pass,
     window_passed,
@@ -344,6 +345,25 @@ sometimes(
     step(_discard_trigger),
     # as reach-hand-limit-discard: no hand limit (Rush Duel), or one no hand can pass
     vanishes=lambda r, case: not r.hand_limit_enforced or r.hand_limit >= r.starting_hand + r.deck_size,
+)
+
+
+def _discarded_by_effect(s: State, a: ActionView, t: State) -> Val:
+    """001:L119: a card effect ("your opponent discards 1 card") discards a monster whose effect triggers when it
+    is discarded to the Graveyard by a card effect: that effect now waits (the property layer's history)."""
+    k = s.k
+    return k.or_(
+        *(k.and_(discarded_by_effect(s, a, p), a.p("eff") != 0, t.g("h_triggers", p) == FLIP_DUE) for p in (0, 1))
+    )
+
+
+sometimes(
+    "reach-discard-by-effect-trigger",
+    "6.3.6",
+    "A card effect discards a monster whose effect triggers when it is discarded to the Graveyard by a card effect "
+    "(seed 001's example: Grapha, Dragon Lord of Dark World), and that effect waits to be activated: the discard "
+    "the hand limit asks for, one by the rules, never does (001:L119).",
+    step(_discarded_by_effect),
 )
 
 

@@ -296,6 +296,8 @@ def _no_damage(phase: str) -> str:
 SCRIPTS: dict[Effect, Script] = {
     Effect.NONE: Script("EVENT_FREE_CHAIN", ""),
     Effect.DRAW: Script("EVENT_FREE_CHAIN", "Duel.Draw(tp,1,REASON_EFFECT)", check="Duel.IsPlayerCanDraw(tp,1)"),
+    # 001:L118, L119: "your opponent discards 1 card", a discard by a card effect (the opponent chooses the card)
+    Effect.OPPONENT_DISCARDS: Script("EVENT_FREE_CHAIN", "Duel.DiscardHand(1-tp,nil,1,1,REASON_EFFECT+REASON_DISCARD)"),
     Effect.DESTROY_ALL_MONSTERS: Script(
         "EVENT_FREE_CHAIN", "Duel.Destroy(Duel.GetFieldGroup(tp,LOCATION_MZONE,LOCATION_MZONE),REASON_EFFECT)"
     ),
@@ -637,8 +639,9 @@ def mixed_deck(rng: random.Random, size: int) -> list[dict[str, Any]]:
 # engine: difftest `resolutions`) but a skipped Main Phase 1, whose next phase the core asks inside Main Phase 1
 # where the rules have no decision (6.3.3: they choose it as the phase before ends); the boards play it. The
 # effects with no script for the cores yet (the delayed draws, `DELAYED`): the rules' side keeps them out of
-# the decks it deals
-FULL_EFFECTS = tuple(e for e in Effect if e != Effect.SKIP_MAIN1 and e in SCRIPTS)
+# the decks it deals; nor "your opponent discards 1 card" yet: which card the opponent discards the rules' side
+# would have to choose and tell the engine, as it does a Special Summon's monster (a log's play takes it)
+FULL_EFFECTS = tuple(e for e in Effect if e not in (Effect.SKIP_MAIN1, Effect.OPPONENT_DISCARDS) and e in SCRIPTS)
 # nor monsters with a mandatory End Phase effect: the cores ask the turn player to activate it before they may pass
 # (docs/engine-findings.md F18), where the rules hold it until both players pass (6.3.6, 001:L116), so the two sides'
 # decisions do not line up one for one; a log's play (a board, tests/data/effect-plays.json) takes it on both sides

@@ -187,6 +187,11 @@ class Ygopro:
                 "the log discards a monster whose effect triggers when it is sent from the hand to the Graveyard "
                 "(from_hand_trigger), a card the adapter deals no script for (docs/engines.md: the cards dealt)"
             )
+        if any(a.get("by_effect_trigger") for a in (log or {}).get("actions", [])):
+            raise Unsupported(
+                "the log discards a monster whose effect triggers when it is discarded by a card effect "
+                "(by_effect_trigger), a card the adapter deals no script for (docs/engines.md: the cards dealt)"
+            )
         r = self.rules
         decks = self.decks
         if decks is None:

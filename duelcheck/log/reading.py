@@ -42,6 +42,7 @@ from duelcheck.model.cards import (
     Phase,
     Until,
 )
+from duelcheck.model.rules import BY_EFFECT_TRIGGERS
 from duelcheck.model.state import Key, State, concrete_state
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules, load_rules, rules_from_mapping
@@ -210,6 +211,18 @@ class _Board:
             self.link(v, link, f"board.chain[{j}]")
         # the property layer's history (properties/history.py), as the board tells what happened this turn
         v.update(ts.history.told(concrete_state(r, ts.schema, v)))
+        for p, pb in enumerate(b.players):  # 001:L119: a waiting effect a card effect's discard triggered
+            waiting = pb.pending_trigger
+            if waiting is not None and waiting.discarded_by_effect:
+                by_effect = (
+                    waiting.state == "trigger_due"
+                    and waiting.zone == "graveyard"
+                    and EFFECTS[waiting.effect] in BY_EFFECT_TRIGGERS
+                )
+                if not by_effect:
+                    why = "a waiting 'trigger_due' effect from the graveyard that a discarded monster's text allows"
+                    raise self.fail(f"board.players[{p}].pending_trigger.discarded_by_effect", why)
+                v[("h_trig_discard", p)] = 1
         state = concrete_state(r, ts.schema, v)
         from duelcheck.properties.catalog import well_formed_facts
 

@@ -158,6 +158,7 @@ EffectName = Literal[
     "attack_directly",
     "discard_instead",
     "search_instead_of_draw",
+    "opponent_discards",
 ]
 
 # how long a player's lasting "no damage" effect applies (model/cards.py `Until`)
@@ -272,6 +273,11 @@ class PendingTrigger(BaseModel):
     zone: Zone | Literal["graveyard"] = Field(
         description="the Flip monster's zone, the Graveyard, or the zone of the monster whose mandatory End Phase "
         "effect waits (6.3.6)"
+    )
+    discarded_by_effect: bool = Field(
+        False,
+        description="the effect is that of a monster a card effect discarded, triggered by that discard "
+        "(001:L119): it waits in whatever phase the chain resolved",
     )
 
 
@@ -557,6 +563,12 @@ class Resolve(_Action):
     action: Literal["resolve"]
     summon: Summoned | None = None
     atk_change: Annotated[int, Field(ge=-9000, le=9000, multiple_of=POINTS)] | None = None
+    by_effect_trigger: Literal["draw"] | None = Field(
+        None,
+        description='the card "your opponent discards 1 card" discards is a monster whose effect triggers when it '
+        "is discarded to the Graveyard by a card effect (seed 001's example: Grapha, Dragon Lord of Dark World): its "
+        "effect, activated (or declined) with `trigger` once the chain has resolved (001:L119)",
+    )
 
 
 class DeclareAttack(_Action):
@@ -588,6 +600,12 @@ class Discard(_Action):
         description="the card discarded is a monster whose effect triggers when it is sent from the hand to the "
         "Graveyard (seed 001's example: Lightpulsar Dragon), counted as the last card discarded: its effect, "
         "activated (or declined) with `trigger` before the turn ends (6.3.6)",
+    )
+    by_effect_trigger: Literal["draw"] | None = Field(
+        None,
+        description="a card discarded is a monster whose effect triggers when it is discarded to the Graveyard by a "
+        "card effect (seed 001's example: Grapha, Dragon Lord of Dark World): the hand-limit discard is one by the "
+        "rules, so that effect is not activated (001:L119)",
     )
 
 

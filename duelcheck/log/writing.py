@@ -67,6 +67,7 @@ from duelcheck.model.cards import (
     MonsterEffect,
     Until,
 )
+from duelcheck.model.rules import BY_EFFECT_TRIGGERS
 from duelcheck.model.state import State
 from duelcheck.model.system import TransitionSystem
 from duelcheck.rules import Rules
@@ -126,6 +127,8 @@ def moves(a: Any) -> list[Move]:
             params.update(atk=_stat(a.summon.atk), defv=_stat(a.summon.def_), pos=int(a.summon.position == "defense"))
         if a.atk_change is not None:
             params["amount"] = _stat(a.atk_change)
+        if a.by_effect_trigger is not None:
+            params["eff"] = int(EFFECTS[a.by_effect_trigger])
         return [Move("resolve", params)]
     if isinstance(a, DeclareAttack):
         return [Move("declare_attack", {"zone": a.attacker, "tzone": DIRECT if a.target == "direct" else a.target})]
@@ -135,7 +138,8 @@ def moves(a: Any) -> list[Move]:
     if isinstance(a, ReplaceDestruction):
         return [Move("replace_destruction", {"pos": not a.decline})]
     if isinstance(a, Discard):
-        return [Move("discard", {"eff": int(EFFECTS[a.from_hand_trigger]) if a.from_hand_trigger else 0})]
+        params = {"eff": int(EFFECTS[a.from_hand_trigger]) if a.from_hand_trigger else 0}
+        return [Move("discard", {**params, "pos": a.by_effect_trigger is not None})]
     raise AssertionError(f"unhandled action {a!r}")  # pragma: no cover
 
 
@@ -214,14 +218,19 @@ def _target_out(p: dict[str, int]) -> dict[str, Any]:
 def log_action(pre: State, name: str, params: dict[str, int], post: State | None = None) -> dict[str, Any]:
     """A model action taken in `pre` (leading to `post`) as a log action (JSON), the inverse of `moves`."""
     p = params
-    if name == "discard" and p.get("eff"):
-        return {"action": name, "from_hand_trigger": Effect(p["eff"]).name.lower()}
-    if name in ("normal_draw", "discard"):
+    if name == "discard":
+        out: dict[str, Any] = {"action": name}
+        if p.get("eff"):
+            out["from_hand_trigger"] = Effect(p["eff"]).name.lower()
+        if p.get("pos"):  # 001:L119: the model does not say which effect: the catalogue's only one
+            out["by_effect_trigger"] = BY_EFFECT_TRIGGERS[0].name.lower()
+        return out
+    if name == "normal_draw":
         return {"action": name}
     if name == "draw_instead":
         return {"action": name, "monster": p["zone"]}
     if name in ("pass", "end_step", "end_steps"):  # end_steps: only a step the rules refused, shown as it is
-        out: dict[str, Any] = {"action": name}
+        out = {"action": name}
         if p.get("choice", NO_CHOICE) != NO_CHOICE:
             out["then"] = CHOICE_NAME[p["choice"]]
         return out
@@ -278,6 +287,8 @@ def log_action(pre: State, name: str, params: dict[str, int], post: State | None
             }
         if p.get("amount"):
             out["atk_change"] = p["amount"] * POINTS
+        if p.get("eff"):
+            out["by_effect_trigger"] = Effect(p["eff"]).name.lower()
         return out
     if name == "declare_attack":
         return {"action": name, "attacker": p["zone"], "target": "direct" if p["tzone"] == DIRECT else p["tzone"]}

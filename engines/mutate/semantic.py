@@ -181,6 +181,19 @@ def discard_ends_the_turn(s: Any, a: Any, n: Any) -> None:
         R.next_turn(n)
 
 
+def hand_limit_discard_by_effect(s: Any, a: Any, n: Any) -> None:
+    """The hand-limit discard counted as a discard by a card effect: a monster discarded to the hand limit whose
+    effect triggers when it is discarded by a card effect has it waiting (001:L119: the discard is by the rules,
+    and Grapha's effect is not activated)."""
+    R.discard(s, a, n)
+    if n.dead:
+        return
+    with n.when(a.pos):
+        n.set("trig", s.tp, R.Pending.TRIGGER_DUE)
+        n.set("trig_eff", s.tp, R.BY_EFFECT_TRIGGERS[0])
+        n.set("trig_zone", s.tp, R.GRAVEYARD)
+
+
 _end_lasting = R.end_lasting
 
 
@@ -227,6 +240,14 @@ RULE_BUGS: tuple[SemanticMutant, ...] = (
     SemanticMutant("next_turn", own_turns_count_every_turn, "pass", "delayed-effects", 10, "comes-due"),
     SemanticMutant(
         "discard", discard_ends_the_turn, "discard", "turn-ends-after-all-processing", 5, knobs=(("hand_limit", 3),)
+    ),
+    SemanticMutant(
+        "discard",
+        hand_limit_discard_by_effect,
+        "discard",
+        "bookkeeping-matches-history",
+        5,
+        knobs=(("hand_limit", 3),),
     ),
 )
 

@@ -363,8 +363,11 @@ class YicesSession(Session):
         answer = self._read()
         values: dict[str, int | bool] = {}
         if answer == "sat" and wanted:
+            # a constant no assertion names (a parameter no rule reads) is declared before its value is asked:
+            # any value is a model's
+            fresh = [f"(declare-fun |{c}| () {c.sort().sexpr()})" for c in wanted]
             names = " ".join(f"|{c}|" for c in wanted)
-            self._send([f"(get-value ({names}))"])
+            self._send([*self._undeclared(fresh), f"(get-value ({names}))"])
             for name, val in _VALUE.findall(self._read()):
                 values[name] = _parse_value(val)
         if answer.startswith("(error"):

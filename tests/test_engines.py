@@ -139,3 +139,24 @@ def test_an_invariant_its_parts_solver_left_open_is_asked_again_alone(monkeypatc
     proved, left = kind.Induction(ts, workers=1)._quick_layer(props, [])
     assert asked[:2] == [["first-turn-no-draw", "turn-is-the-turn"], ["turn-is-the-turn"]]
     assert proved == {"first-turn-no-draw", "turn-is-the-turn"} and not left
+
+
+@pytest.mark.parametrize("solver", ["z3", "yices"])
+def test_a_session_gives_a_value_for_a_constant_no_assertion_names(solver: str) -> None:
+    """A parameter no rule reads (the hand-limit discard's 'discarded by a card effect' monster, say) is never
+    named by an assertion; a session asked its value still answers, with the model's (any) value."""
+    import z3
+
+    from duelcheck.engines.smt import SAT, open_session, yices_path
+
+    if solver == "yices" and yices_path() is None:
+        pytest.skip("yices-smt2 is not installed")
+    x, unused = z3.BitVec("x", 4), z3.BitVec("unused", 4)
+    session = open_session(solver)
+    try:
+        session.add(x == 3)
+        answer, values = session.check(x > 2, [x, unused])
+        assert answer == SAT and values["x"] == 3 and "unused" in values
+        assert session.check(x == 3, [x])[0] == SAT  # the session goes on after it
+    finally:
+        session.close()

@@ -75,14 +75,13 @@ def _pending(s: State, p: int) -> dict[str, Any] | None:
     if state == Pending.NONE:
         return None
     zone = g("trig_zone", p)
-    out: dict[str, Any] = {
+    return {
         "state": PENDING_NAME[state],
         "effect": Effect(g("trig_eff", p)).name.lower(),
         "zone": "graveyard" if zone == GRAVEYARD else zone,
+        # the property layer's history: the effect of a monster a card effect discarded (001:L119)
+        "discarded_by_effect": bool(s.v.get(("h_trig_discard", p))),
     }
-    if s.v.get(("h_trig_discard", p)):  # the property layer's history: 001:L119
-        out["discarded_by_effect"] = True
-    return out
 
 
 def _delayed(s: State, p: int) -> dict[str, Any] | None:

@@ -274,8 +274,8 @@ class PendingTrigger(BaseModel):
         description="the Flip monster's zone, the Graveyard, or the zone of the monster whose mandatory End Phase "
         "effect waits (6.3.6)"
     )
-    discarded_by_effect: bool = Field(
-        False,
+    discarded_by_effect: bool | None = Field(
+        None,
         description="the effect is that of a monster a card effect discarded, triggered by that discard "
         "(001:L119): it waits in whatever phase the chain resolved",
     )

@@ -310,22 +310,18 @@ _EFFECTS = tuple(Effect)
 _COSTS = tuple(Cost)
 
 
-def first_free(s: State, flags: list[Val]) -> tuple[Val, Val]:
-    """Whether a zone is free, and the lowest free zone (the zone a card goes to is immaterial here)."""
+def first_due(s: State, flags: list[Val]) -> tuple[Val, Val]:
+    """Whether any flag holds, and the lowest zone whose flag holds (the last zone when none does)."""
     k = s.k
     idx: Val = len(flags) - 1
     for z in range(len(flags) - 2, -1, -1):
-        idx = k.ite(k.not_(flags[z]), z, idx, w=4)
-    return k.or_(*(k.not_(f) for f in flags)), idx
-
-
-def first_due(s: State, flags: list[Val]) -> tuple[Val, Val]:
-    """Whether any flag holds, and the lowest zone whose flag holds (0 when none does)."""
-    k = s.k
-    idx: Val = 0
-    for z in range(len(flags) - 1, -1, -1):
         idx = k.ite(flags[z], z, idx, w=4)
     return k.or_(*flags), idx
+
+
+def first_free(s: State, flags: list[Val]) -> tuple[Val, Val]:
+    """Whether a zone is free, and the lowest free zone (the zone a card goes to is immaterial here)."""
+    return first_due(s, [s.k.not_(f) for f in flags])
 
 
 def end_phase_due(s: State, p: Val, z: int) -> Val:

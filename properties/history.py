@@ -34,7 +34,7 @@ from duelcheck.model.cards import (
     Phase,
 )
 from duelcheck.model.kit import Val
-from duelcheck.model.rules import open_game_state_phase
+from duelcheck.model.rules import first_due, open_game_state_phase
 from duelcheck.model.state import FieldSpec, Key, State
 from duelcheck.properties.core import (
     MAIN_ACTS,
@@ -294,11 +294,7 @@ def _end_phase_effect(s: State, a: ActionView, p: int) -> Val:
 def _end_phase_zone(s: State, p: int) -> Val:
     """The lowest zone of player p's monsters whose mandatory End Phase effect is due (the model activates a
     player's own in zone order; their order among themselves is the player's, and the catalogue's are alike)."""
-    k = s.k
-    zone: Val = 0
-    for z, due in reversed(list(enumerate(end_phase_effect_zones(s, p)))):
-        zone = k.ite(due, z, zone, w=4)
-    return zone
+    return first_due(s, end_phase_effect_zones(s, p))[1]
 
 
 def discarded_by_effect(s: State, a: ActionView, p: Val) -> Val:
